@@ -1,0 +1,67 @@
+"""El bucle del Curso 7, «Fundamentos del arnés de agente»: sin puntos de control.
+
+Llamar al modelo con ``messages`` y, mientras ``stop_reason == "tool_use"``, ejecutar la herramienta
+y volver a llamar. Es el punto de partida de la lección: si el proceso muere, todo se pierde.
+Las piezas pequeñas (``ask_model``, ``final_text``…) las reutiliza el agente con puntos de control.
+"""
+
+from harness.protocol import block_to_dict
+from harness.tools import run_tool
+
+MODEL = "claude-sonnet-4-5"
+MAX_TOKENS = 1024
+MAX_TURNS = 10
+
+
+def ask_model(client, tools, messages):
+    """Una llamada a ``client.messages.create``, con los mismos argumentos que el SDK real."""
+    return client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=messages)
+
+
+def usage_tokens(response):
+    return response.usage.input_tokens + response.usage.output_tokens
+
+
+def final_text(response):
+    """El texto con el que el modelo cierra la tarea."""
+    return "".join(b.text for b in response.content if b.type == "text")
+
+
+def tool_result(tool_use_id, content, is_error=False):
+    """Un bloque ``tool_result`` emparejado con su ``tool_use`` por id."""
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    return {**block, "is_error": True} if is_error else block
+
+
+def tool_uses(content):
+    """Los bloques ``tool_use`` de un turno del asistente (ya como JSON simple)."""
+    return [b for b in content if b["type"] == "tool_use"]
+
+
+def run_tool_uses(content):
+    """Ejecuta cada herramienta pedida y devuelve sus ``tool_result``; un error no detiene el bucle."""
+    results = []
+    for block in tool_uses(content):
+        try:
+            output = run_tool(block["name"], block["input"])
+        except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
+            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
+            continue
+        results.append(tool_result(block["id"], output))
+    return results
+
+
+def run_agent(client, task, tools):
+    """El bucle básico: devuelve el texto final del modelo."""
+    messages = [{"role": "user", "content": task}]
+    response = ask_model(client, tools, messages)
+    turns = 0
+    while response.stop_reason == "tool_use":
+        if turns >= MAX_TURNS:
+            return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
+        turns += 1
+        content = [block_to_dict(b) for b in response.content]
+        messages.append({"role": "assistant", "content": content})
+        messages.append({"role": "user", "content": run_tool_uses(content)})
+        response = ask_model(client, tools, messages)
+    return final_text(response)

@@ -1,0 +1,50 @@
+"""Puntos de caída simulada: «morir después de la enésima X» como una etiqueta exacta.
+
+Una etiqueta es ``<tipo>:<n>``; n cuenta las veces que ese tipo ocurrió en este proceso, desde 1.
+Si coincide con la variable de entorno ``CRASH_AFTER``, ``crash_point`` lanza ``SimulatedCrash``.
+"""
+
+import os
+from collections import Counter
+
+from harness.errors import HarnessError
+
+# Los cuatro momentos de un turno donde se puede provocar la caída, en el orden en que ocurren.
+KINDS = {
+    "after-save-a": "① punto A guardado, herramienta sin ejecutar",
+    "after-tool": "② herramienta ejecutada, registro sin escribir",
+    "after-effect-write": "registro escrito, punto B sin guardar",
+    "after-save-b": "③ punto B guardado",
+}
+
+_counts = Counter()
+
+
+class SimulatedCrash(Exception):  # noqa: N818 (el nombre es el de la lección)
+    """La muerte simulada del proceso: solo main() la atrapa, para salir con 137."""
+
+
+def crash_after():
+    """La etiqueta pedida en ``CRASH_AFTER`` ('' si no hay), validada para que un error de tipeo
+    no haga que la caída pedida no ocurra nunca en silencio."""
+    label = os.environ.get("CRASH_AFTER", "")
+    kind, _, n = label.partition(":")
+    if label and (kind not in KINDS or not n.isdigit() or int(n) < 1):
+        raise HarnessError(
+            f"CRASH_AFTER={label} no es una etiqueta válida: usa <tipo>:<n> con n ≥ 1 y tipo "
+            f"uno de {', '.join(KINDS)}."
+        )
+    return label
+
+
+def crash_point(kind):
+    """Cuenta una ocurrencia de ``kind`` y muere si su etiqueta es la de ``CRASH_AFTER``."""
+    _counts[kind] += 1
+    label = f"{kind}:{_counts[kind]}"
+    if label == crash_after():
+        raise SimulatedCrash(f"caída simulada en {label}")
+
+
+def reset_crash_points():
+    """Vuelve los contadores a cero, como un proceso nuevo (para notebooks y pruebas)."""
+    _counts.clear()

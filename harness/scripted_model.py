@@ -1,0 +1,173 @@
+"""El modelo guionado: reemplaza a ``anthropic.Anthropic()`` con respuestas fijas.
+
+``ScriptedModel().messages.create(model=…, max_tokens=…, tools=…, messages=…)`` devuelve objetos
+con los mismos atributos que el SDK (``stop_reason``, bloques ``content`` con ``type``/``id``/
+``name``/``input``/``text``, ``usage``). La respuesta se elige leyendo la conversación recibida,
+no una cola en memoria: un proceso nuevo que reanuda en cualquier punto recibe la que corresponde.
+
+El guion, una herramienta por turno: toolu_01 read_notes → toolu_02 count_words → toolu_03
+write_report → texto final. Si write_report vuelve con ``is_error``, el modelo hace lo que la
+lección pide: verifica con check_report (solo lectura) y termina, o escribe el reporte una vez más.
+"""
+
+import json
+import os
+
+from harness.errors import HarnessError
+from harness.protocol import pairing_error
+from harness.tools import NOTES_PATH, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
+
+MODEL_NAME = "modelo-guionado"
+FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
+VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
+# Más llamadas a herramientas que esto ya no está en ningún guion: mejor fallar que inventar.
+MAX_CALLS = 6
+
+
+class ScriptError(HarnessError):
+    """La conversación recibida se sale del guion, o la API la rechazaría."""
+
+
+class _Block:
+    """Un bloque de contenido con la forma del SDK (``TextBlock`` o ``ToolUseBlock``)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def model_dump(self, mode="python", exclude_none=False):
+        return {k: v for k, v in self.__dict__.items() if not (exclude_none and v is None)}
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.__dict__})"
+
+
+class TextBlock(_Block):
+    def __init__(self, text):
+        super().__init__(type="text", text=text, citations=None)
+
+
+class ToolUseBlock(_Block):
+    def __init__(self, id, name, input):  # noqa: A002 (nombres del SDK)
+        super().__init__(type="tool_use", id=id, name=name, input=input)
+
+
+class Usage(_Block):
+    def __init__(self, input_tokens, output_tokens):
+        super().__init__(input_tokens=input_tokens, output_tokens=output_tokens)
+
+
+class Message(_Block):
+    """La respuesta completa, con los atributos de ``anthropic.types.Message``."""
+
+    def __init__(self, number, content, stop_reason, usage):
+        super().__init__(
+            id=f"msg_guion_{number:02d}",
+            type="message",
+            role="assistant",
+            model=MODEL_NAME,
+            content=content,
+            stop_reason=stop_reason,
+            stop_sequence=None,
+            usage=usage,
+        )
+
+    def model_dump(self, mode="python", exclude_none=False):
+        data = super().model_dump(mode, exclude_none)
+        data["content"] = [b.model_dump(mode, exclude_none) for b in self.content]
+        data["usage"] = self.usage.model_dump(mode, exclude_none)
+        return data
+
+
+def _text(content):
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def _tool_uses(messages):
+    return {
+        b["id"]: b
+        for m in messages
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def _results(messages):
+    return {
+        b.get("tool_use_id"): b
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    }
+
+
+def _write_input(messages):
+    """La entrada de write_report: el reporte breve, hecho con lo que el modelo leyó y contó."""
+    uses, results = _tool_uses(messages), _results(messages)
+    notes = next(_text(results[i]["content"]) for i, u in uses.items() if u["name"] == "read_notes")
+    words = next(_text(results[i]["content"]) for i, u in uses.items() if u["name"] == "count_words")
+    clients = [line[2:].split(":")[0] for line in notes.splitlines() if line.startswith("- ")]
+    lines = [REPORT_TITLE, "", f"Fuente: {words}.", f"Clientes con novedades: {len(clients)}."]
+    return {"path": REPORT_PATH, "content": "\n".join(lines + [f"- {c}" for c in clients]) + "\n"}
+
+
+def _next_step(messages):
+    """(nombre, entrada) de la próxima herramienta, o (None, texto final)."""
+    last = messages[-1]
+    if len(messages) == 1 and isinstance(last["content"], str):
+        return "read_notes", {"path": NOTES_PATH}
+    result = next((b for b in reversed(last["content"]) if b.get("type") == "tool_result"), None)
+    if result is None:
+        raise ScriptError("el último mensaje no trae ningún tool_result")
+    name, ok = _tool_uses(messages)[result["tool_use_id"]]["name"], not result.get("is_error")
+    if name == "read_notes" and ok:
+        return "count_words", {"path": NOTES_PATH}
+    if name == "count_words" and ok:
+        return "write_report", _write_input(messages)
+    if name == "write_report":
+        return (None, FINAL_TEXT) if ok else ("check_report", {"path": REPORT_PATH})
+    if name == "check_report" and ok:
+        if REPORT_MISSING in _text(result["content"]):
+            return "write_report", _write_input(messages)
+        return None, VERIFIED_TEXT
+    raise ScriptError(f"no hay respuesta guionada para un tool_result de {name} con is_error")
+
+
+class _ScriptedMessages:
+    def create(self, *, model, max_tokens, messages, tools=(), **_):
+        """Como ``client.messages.create`` del SDK: valida la conversación y responde el guion."""
+        error = pairing_error(messages)
+        if error:
+            raise ScriptError(f"la API rechazaría esta conversación (400): {error}")
+        _log_request(messages)
+        calls = len(_tool_uses(messages))
+        if calls >= MAX_CALLS:
+            raise ScriptError(f"el guion se terminó: ya hubo {calls} llamadas a herramientas")
+        try:
+            name, value = _next_step(messages)
+        except (KeyError, StopIteration, TypeError, AttributeError) as err:
+            raise ScriptError(f"la conversación recibida no sigue el guion ({err!r})") from None
+        usage = Usage(input_tokens=120 + 60 * len(messages), output_tokens=40 if name else 20)
+        if name is None:
+            return Message(calls + 1, [TextBlock(value)], "end_turn", usage)
+        block = ToolUseBlock(f"toolu_{calls + 1:02d}", name, value)
+        return Message(calls + 1, [block], "tool_use", usage)
+
+
+def _log_request(messages):
+    """Si ``SCRIPTED_MODEL_LOG`` nombra un archivo, anota cada conversación recibida (JSONL),
+    para que las pruebas revisen todo lo que el agente envió, desde cualquier proceso."""
+    path = os.environ.get("SCRIPTED_MODEL_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(messages, ensure_ascii=False) + "\n")
+
+
+class ScriptedModel:
+    """Un cliente con la misma forma que ``anthropic.Anthropic()``: ``client.messages.create``."""
+
+    def __init__(self):
+        self.messages = _ScriptedMessages()

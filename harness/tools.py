@@ -1,0 +1,132 @@
+"""Las herramientas de la tarea «convertir notas de ventas en un reporte».
+
+``read_notes``, ``count_words`` y ``check_report`` solo leen; ``write_report`` tiene un efecto
+secundario: agrega el reporte al final de ``report.txt``, así que una segunda ejecución se ve.
+Todas resuelven sus rutas dentro del directorio actual (el directorio de trabajo del agente).
+"""
+
+import os
+
+from harness.errors import HarnessError
+
+NOTES_PATH = "sales-notes.txt"
+REPORT_PATH = "report.txt"
+# Cada copia del reporte empieza con este título: contarlo dice cuántas veces se escribió.
+REPORT_TITLE = "# Reporte de ventas"
+REPORT_MISSING = "no existe"
+
+READ_ONLY = frozenset({"read_notes", "count_words", "check_report"})
+
+
+class ToolError(HarnessError):
+    """Una entrada que la herramienta rechaza (falta un argumento, ruta fuera del directorio)."""
+
+
+def _arg(tool_input, key):
+    value = tool_input.get(key) if isinstance(tool_input, dict) else None
+    if not isinstance(value, str) or not value:
+        raise ToolError(f"falta el argumento «{key}» (texto no vacío)")
+    return value
+
+
+def _path(tool_input):
+    """La ruta pedida, que no puede salir del directorio de trabajo."""
+    raw = _arg(tool_input, "path")
+    root = os.path.realpath(os.getcwd())
+    full = os.path.realpath(os.path.join(root, raw))
+    if os.path.commonpath([root, full]) != root:
+        raise ToolError(f"la ruta {raw} queda fuera del directorio de trabajo")
+    return full
+
+
+def _read(tool_input):
+    path = _path(tool_input)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise ToolError(f"no existe el archivo {tool_input['path']}") from None
+
+
+def read_notes(tool_input):
+    """Devuelve el texto de un archivo de notas."""
+    return _read(tool_input)
+
+
+def count_words(tool_input):
+    """Cuenta las palabras de un archivo."""
+    words = len(_read(tool_input).split())
+    return f"{tool_input['path']} tiene {words} palabras"
+
+
+def write_report(tool_input):
+    """Agrega el reporte al final del archivo (efecto secundario)."""
+    path, content = _path(tool_input), _arg(tool_input, "content")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(content)
+    return f"Reporte escrito en {tool_input['path']} ({len(content)} caracteres)"
+
+
+def check_report(tool_input):
+    """Mira, sin tocarlo, si el reporte existe y cuántas copias tiene."""
+    path = _path(tool_input)
+    if not os.path.exists(path):
+        return f"{tool_input['path']} {REPORT_MISSING}: el reporte no se escribió"
+    return f"{tool_input['path']} existe y contiene el reporte {report_copies(path)} vez/veces"
+
+
+TOOL_IMPLS = {
+    "read_notes": read_notes,
+    "count_words": count_words,
+    "write_report": write_report,
+    "check_report": check_report,
+}
+
+
+def run_tool(name, tool_input):
+    """``TOOL_IMPLS[name](tool_input)``, con un error claro si la herramienta no existe."""
+    if name not in TOOL_IMPLS:
+        raise ToolError(f"no existe la herramienta {name}")
+    return TOOL_IMPLS[name](tool_input)
+
+
+def _tool(name, description, **properties):
+    schema = {key: {"type": "string", "description": text} for key, text in properties.items()}
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {"type": "object", "properties": schema, "required": list(schema)},
+    }
+
+
+# Las definiciones en el formato ``tools`` de la API de mensajes.
+TOOLS = [
+    _tool("read_notes", "Lee un archivo de notas de ventas y devuelve su texto.", path="Ruta del archivo."),
+    _tool("count_words", "Cuenta las palabras de un archivo de texto.", path="Ruta del archivo."),
+    _tool(
+        "write_report",
+        "Agrega un reporte al final de un archivo. Tiene efectos secundarios: no la repitas sin verificar.",
+        path="Ruta del reporte.",
+        content="Texto del reporte.",
+    ),
+    _tool("check_report", "Verifica, sin modificarlo, si un reporte existe y cuántas copias tiene.", path="Ruta del reporte."),
+]
+
+
+def report_copies(path=REPORT_PATH):
+    """Cuántas veces se escribió el reporte en ``path`` (0 si no existe)."""
+    if not os.path.exists(path):
+        return 0
+    with open(path, encoding="utf-8") as f:
+        return f.read().count(REPORT_TITLE)
+
+
+def prepare_task_files():
+    """Deja el directorio listo para una corrida nueva: sin reporte viejo, con las notas de ventas."""
+    if os.path.exists(REPORT_PATH):
+        os.remove(REPORT_PATH)
+    if not os.path.exists(NOTES_PATH):
+        with open(os.path.join(os.path.dirname(__file__), "data", NOTES_PATH), "rb") as src:
+            notes = src.read()
+        with open(NOTES_PATH, "wb") as dst:
+            dst.write(notes)

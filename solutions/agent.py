@@ -1,0 +1,260 @@
+"""Agente de referencia de la Lección 6: el ``agent.js`` de la lección, en Python.
+
+    python solutions/agent.py             # corrida nueva (borra el estado de la anterior)
+    python solutions/agent.py --resume    # retoma desde checkpoint.json
+    CRASH_AFTER=after-effect-write:3 python solutions/agent.py   # muere ahí, con código 137
+
+El directorio de trabajo es ``AGENT_WORKDIR`` (por omisión, el actual); todos los archivos viven ahí.
+"""
+
+import json
+import os
+import sys
+import time
+
+from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
+from harness.crash import SimulatedCrash, crash_after, crash_point
+from harness.errors import HarnessError
+from harness.protocol import block_to_dict
+from harness.scripted_model import ScriptedModel
+from harness.tools import READ_ONLY, TOOLS, prepare_task_files, run_tool
+
+CHECKPOINT_PATH = "checkpoint.json"
+EFFECTS_PATH = "effects.json"
+TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
+USAGE = "uso: python solutions/agent.py [--resume]"
+
+
+class CheckpointError(HarnessError):
+    """El punto de control falta, está a medio escribir o es de otra versión."""
+
+
+class LedgerError(HarnessError):
+    """El registro de efectos no se puede leer: nunca se trata como vacío."""
+
+
+# —— Leer y escribir puntos de control ——
+
+
+def write_json_atomic(path, data):
+    """Escribe en un temporal y lo pone en su lugar con un rename atómico: nunca queda a medias."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=2)
+    os.replace(tmp, path)
+
+
+def save_checkpoint(cp):
+    write_json_atomic(CHECKPOINT_PATH, cp)
+
+
+def load_checkpoint():
+    try:
+        with open(CHECKPOINT_PATH, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise CheckpointError(f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume") from None
+    try:
+        cp = json.loads(raw)  # bytes: un carácter UTF-8 cortado también es «a medio escribir»
+    except ValueError:
+        raise CheckpointError(
+            f"No se pudo parsear {CHECKPOINT_PATH}; puede que el archivo haya quedado interrumpido a mitad "
+            "de escritura. Bórralo y empieza de nuevo sin --resume en vez de seguir usándolo: un punto de "
+            "control escrito a medias no se puede adivinar de vuelta a su forma."
+        ) from None
+    version = cp.get("version") if isinstance(cp, dict) else None
+    if version != 1:
+        raise CheckpointError(
+            f"{CHECKPOINT_PATH} tiene version={json.dumps(version)}; este programa solo acepta version=1 "
+            "y se niega a cargarlo."
+        )
+    return cp
+
+
+def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
+    """La escena que se guarda, con las claves de la lección."""
+    return {
+        "version": 1,
+        "task": task,
+        "turns": turns,
+        "tokensUsed": tokens_used,
+        "messages": messages,
+        "pendingToolUse": pending_tool_use,
+    }
+
+
+# —— El registro de efectos ——
+
+
+def load_effects():
+    try:
+        with open(EFFECTS_PATH, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return {}  # nunca se ejecutó nada todavía
+    try:
+        effects = json.loads(raw)
+    except ValueError:
+        effects = None
+    if not isinstance(effects, dict):
+        # Tratarlo como vacío volvería a ejecutar efectos secundarios que ya ocurrieron.
+        raise LedgerError(
+            f"No se pudo parsear {EFFECTS_PATH}; el registro de efectos está dañado y no se puede tratar "
+            "como vacío sin arriesgar efectos secundarios duplicados. Revísalo a mano, o bórralo junto con "
+            f"{CHECKPOINT_PATH} y empieza de nuevo sin --resume."
+        )
+    return effects
+
+
+def save_effect(tool_use_id, entry):
+    effects = load_effects()
+    effects[tool_use_id] = entry
+    write_json_atomic(EFFECTS_PATH, effects)
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def run_tool_uses(content):
+    results = []
+    for block in tool_uses(content):
+        try:
+            output = run_tool(block["name"], block["input"])
+        except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
+            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
+            continue
+        crash_point("after-tool")
+        # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
+        # con is_error (el modelo reintentaría y duplicaría el efecto); solo avisar a una persona.
+        try:
+            save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
+        except (OSError, LedgerError):
+            print(
+                f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
+                "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",
+                file=sys.stderr,
+            )
+        else:
+            crash_point("after-effect-write")
+        results.append(tool_result(block["id"], output))
+    return results
+
+
+# —— reconcile: la división en tres ——
+
+
+def reconcile(cp):
+    pending = cp["pendingToolUse"]
+    if not pending:
+        return None  # no hay llamada colgante, simplemente seguir
+
+    hit = load_effects().get(pending["id"])
+    where = f"[resume][reconcile] tool_use_id={pending['id']} name={pending['name']}"
+
+    if hit:
+        print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")
+        return tool_result(pending["id"], hit["result"])
+
+    if pending["name"] in READ_ONLY:
+        print(f"{where} fallo en el registro, herramienta de solo lectura, volviendo a ejecutar")
+        output = run_tool(pending["name"], pending["input"])
+        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
+        return tool_result(pending["id"], output)
+
+    print(f"{where} fallo en el registro con efectos secundarios, no resoluble, agregando is_error")
+    return tool_result(
+        pending["id"],
+        f"Se desconoce el estado de ejecución previo a la reanudación de esta llamada a {pending['name']}: "
+        "no hay anotación en el registro y, para evitar un efecto secundario duplicado, no se volvió a "
+        "ejecutar. Por favor verifica por tu cuenta si se completó.",
+        True,
+    )
+
+
+# —— El bucle con los puntos A y B ——
+
+
+def resume_scene(task):
+    """Carga el punto de control, concilia la llamada colgante y rellena el punto B si hacía falta."""
+    cp = load_checkpoint()
+    turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
+    pending = cp["pendingToolUse"]
+    print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
+    result = reconcile(cp)
+    if result:
+        # El punto A se guardó antes de empujar el turno del asistente: se reconstruye desde pending.
+        messages.append({"role": "assistant", "content": [{"type": "tool_use", **pending}]})
+        messages.append({"role": "user", "content": [result]})
+        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
+        print(f"[turn {turns}][save B] rellenado el resultado de herramienta de este turno tras reanudar")
+        crash_point("after-save-b")
+    return turns, tokens_used, messages
+
+
+def fresh_scene(task):
+    """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
+    for path in (CHECKPOINT_PATH, EFFECTS_PATH):
+        if os.path.exists(path):
+            os.remove(path)
+    return 0, 0, [{"role": "user", "content": task}]
+
+
+def run_agent(client, task, tools, resume=False):
+    turns, tokens_used, messages = resume_scene(task) if resume else fresh_scene(task)
+    response = ask_model(client, tools, messages)
+    tokens_used += usage_tokens(response)
+
+    while response.stop_reason == "tool_use":
+        if turns >= MAX_TURNS:
+            return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
+        turns += 1
+
+        content = [block_to_dict(b) for b in response.content]
+        call = tool_uses(content)[0]
+        # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
+        pending = {"id": call["id"], "name": call["name"], "input": call["input"]}
+        save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))
+        print(f"[turn {turns}][save A] pending={call['name']}")
+        crash_point("after-save-a")
+
+        messages.append({"role": "assistant", "content": content})
+        messages.append({"role": "user", "content": run_tool_uses(content)})
+
+        # —— Punto B: el resultado está en messages (y el registro en disco): colgante limpiada ——
+        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
+        print(f"[turn {turns}][save B]")
+        crash_point("after-save-b")
+
+        response = ask_model(client, tools, messages)
+        tokens_used += usage_tokens(response)
+    return final_text(response)
+
+
+# —— El punto de entrada ——
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    if set(args) - {"--resume"}:
+        print(f"Argumento desconocido: {' '.join(sorted(set(args) - {'--resume'}))}\n{USAGE}", file=sys.stderr)
+        return 2
+    resume = "--resume" in args
+    try:
+        os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
+        crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
+        if not resume:
+            prepare_task_files()
+        result = run_agent(ScriptedModel(), TASK, TOOLS, resume=resume)
+    except SimulatedCrash as err:
+        print(f"[kill] {err}")
+        return 137
+    except HarnessError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"[done] {result}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
