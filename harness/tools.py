@@ -109,7 +109,11 @@ TOOLS = [
         path="Ruta del reporte.",
         content="Texto del reporte.",
     ),
-    _tool("check_report", "Verifica, sin modificarlo, si un reporte existe y cuántas copias tiene.", path="Ruta del reporte."),
+    _tool(
+        "check_report",
+        "Verifica, sin modificarlo, si un reporte existe y cuántas copias tiene.",
+        path="Ruta del reporte.",
+    ),
 ]
 
 

@@ -5,6 +5,7 @@
     CRASH_AFTER=after-effect-write:3 python solutions/agent.py   # muere ahí, con código 137
 
 El directorio de trabajo es ``AGENT_WORKDIR`` (por omisión, el actual); todos los archivos viven ahí.
+``AGENT_VARIANT=solo-b`` corre la variante que la lección discute y descarta: sin el punto A.
 """
 
 import json
@@ -23,6 +24,7 @@ CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
 USAGE = "uso: python solutions/agent.py [--resume]"
+VARIANTS = ("dos-puntos", "solo-b")
 
 
 class CheckpointError(HarnessError):
@@ -53,7 +55,9 @@ def load_checkpoint():
         with open(CHECKPOINT_PATH, "rb") as f:
             raw = f.read()
     except FileNotFoundError:
-        raise CheckpointError(f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume") from None
+        raise CheckpointError(
+            f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume"
+        ) from None
     try:
         cp = json.loads(raw)  # bytes: un carácter UTF-8 cortado también es «a medio escribir»
     except ValueError:
@@ -200,7 +204,7 @@ def fresh_scene(task):
     return 0, 0, [{"role": "user", "content": task}]
 
 
-def run_agent(client, task, tools, resume=False):
+def run_agent(client, task, tools, resume=False, point_a=True):
     turns, tokens_used, messages = resume_scene(task) if resume else fresh_scene(task)
     response = ask_model(client, tools, messages)
     tokens_used += usage_tokens(response)
@@ -213,10 +217,11 @@ def run_agent(client, task, tools, resume=False):
         content = [block_to_dict(b) for b in response.content]
         call = tool_uses(content)[0]
         # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
-        pending = {"id": call["id"], "name": call["name"], "input": call["input"]}
-        save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))
-        print(f"[turn {turns}][save A] pending={call['name']}")
-        crash_point("after-save-a")
+        if point_a:  # la variante «solo el punto B» se lo salta: la llamada colgante queda invisible
+            pending = {"id": call["id"], "name": call["name"], "input": call["input"]}
+            save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))
+            print(f"[turn {turns}][save A] pending={call['name']}")
+            crash_point("after-save-a")
 
         messages.append({"role": "assistant", "content": content})
         messages.append({"role": "user", "content": run_tool_uses(content)})
@@ -237,15 +242,24 @@ def run_agent(client, task, tools, resume=False):
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
     if set(args) - {"--resume"}:
-        print(f"Argumento desconocido: {' '.join(sorted(set(args) - {'--resume'}))}\n{USAGE}", file=sys.stderr)
+        print(
+            f"Argumento desconocido: {' '.join(sorted(set(args) - {'--resume'}))}\n{USAGE}", file=sys.stderr
+        )
         return 2
     resume = "--resume" in args
+    variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
+    if variant not in VARIANTS:
+        print(
+            f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(VARIANTS)}.",
+            file=sys.stderr,
+        )
+        return 2
     try:
         os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
         crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
         if not resume:
             prepare_task_files()
-        result = run_agent(ScriptedModel(), TASK, TOOLS, resume=resume)
+        result = run_agent(ScriptedModel(), TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos")
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137

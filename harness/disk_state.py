@@ -1,0 +1,103 @@
+"""Qué hay en disco después de una corrida: punto de control, registro de efectos y reporte.
+
+``read_disk_state(workdir)`` lo resume sin modificar nada; en un notebook se muestra como tabla.
+Nunca muestra el campo ``at`` del registro (una marca de tiempo cambia en cada corrida).
+"""
+
+import html
+import json
+import os
+from typing import NamedTuple
+
+from harness.tools import REPORT_PATH, report_copies
+
+CHECKPOINT_FILE = "checkpoint.json"
+EFFECTS_FILE = "effects.json"
+
+
+class DiskState(NamedTuple):
+    """``checkpoint`` y ``ledger`` son None si el archivo no existe, o un texto si no se puede leer."""
+
+    checkpoint: object
+    ledger: object
+    report_copies: int
+
+    @property
+    def pending(self):
+        cp = self.checkpoint
+        return cp.get("pendingToolUse") if isinstance(cp, dict) else None
+
+    def rows(self):
+        """(archivo, qué dice) para mostrar: una fila por cosa que importa."""
+        return [
+            (CHECKPOINT_FILE, describe_checkpoint(self.checkpoint)),
+            (EFFECTS_FILE, describe_ledger(self.ledger)),
+            (REPORT_PATH, describe_report(self.report_copies)),
+        ]
+
+    def __str__(self):
+        return "\n".join(f"{name:<16} {text}" for name, text in self.rows())
+
+    def _repr_html_(self):
+        body = "".join(
+            f"<tr><td><code>{html.escape(n)}</code></td><td style='text-align:left'>{html.escape(t)}</td></tr>"
+            for n, t in self.rows()
+        )
+        return f"<table><tr><th>archivo</th><th style='text-align:left'>estado</th></tr>{body}</table>"
+
+
+def _load(path):
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read())
+    except ValueError:
+        return "ilegible (JSON inválido o cortado)"
+
+
+def read_disk_state(workdir="."):
+    join = lambda name: os.path.join(workdir, name)  # noqa: E731
+    return DiskState(
+        _load(join(CHECKPOINT_FILE)), _load(join(EFFECTS_FILE)), report_copies(join(REPORT_PATH))
+    )
+
+
+def describe_checkpoint(cp):
+    if cp is None:
+        return "no existe"
+    if not isinstance(cp, dict):
+        return cp if isinstance(cp, str) else "no es un objeto JSON"
+    pending = cp.get("pendingToolUse")
+    hanging = f"{pending.get('name')} ({pending.get('id')})" if isinstance(pending, dict) else "null"
+    last = last_tool_results(cp.get("messages") or [])
+    results = ", ".join(last) if last else "ninguno"
+    return (
+        f"turns={cp.get('turns')} · pendingToolUse={hanging} · {len(cp.get('messages') or [])} mensajes · "
+        f"último tool_result: {results}"
+    )
+
+
+def last_tool_results(messages):
+    """Los ``tool_use_id`` respondidos en el último mensaje, si es un mensaje de resultados."""
+    content = messages[-1].get("content") if messages else None
+    if not isinstance(content, list):
+        return []
+    return [b.get("tool_use_id") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def describe_ledger(ledger):
+    if ledger is None:
+        return "no existe (registro vacío)"
+    if not isinstance(ledger, dict):
+        return ledger if isinstance(ledger, str) else "no es un objeto JSON"
+    if not ledger:
+        return "sin anotaciones"
+    entries = (f"{tid} {entry.get('name')}" for tid, entry in ledger.items() if isinstance(entry, dict))
+    return f"{len(ledger)} anotación(es): " + ", ".join(entries)
+
+
+def describe_report(copies):
+    if copies == 0:
+        return "no existe o está vacío"
+    return "1 copia del reporte" if copies == 1 else f"{copies} copias del reporte: ¡se escribió dos veces!"

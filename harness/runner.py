@@ -1,0 +1,59 @@
+"""Lanzar un agente en un proceso aparte, como lo haría una persona en la terminal.
+
+Lo usan el laboratorio de caídas, las pruebas ocultas de los ejercicios y las pruebas del curso:
+cada corrida es un proceso nuevo que solo tiene el disco, y una caída termina ese proceso de verdad.
+"""
+
+import os
+import subprocess
+import sys
+from typing import NamedTuple
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE_AGENT = os.path.join(REPO_ROOT, "solutions", "agent.py")
+KILLED = 137
+
+# Cómo se reconoce en el log cada rama de reconcile al reanudar.
+BRANCH_MARKERS = {
+    "hit": "acierto en el registro",
+    "rerun": "herramienta de solo lectura, volviendo a ejecutar",
+    "is_error": "agregando is_error",
+}
+
+
+class AgentRun(NamedTuple):
+    """Lo que dejó una corrida: código de salida y lo que imprimió."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def killed(self):
+        return self.returncode == KILLED
+
+    @property
+    def branch(self):
+        """La rama de reconcile que tomó esta reanudación: hit, rerun, is_error, «none» si no había
+        llamada colgante, o None si no fue una reanudación que leyó un punto de control."""
+        for line in self.stdout.splitlines():
+            if line.startswith("[resume][reconcile]"):
+                return next(b for b, marker in BRANCH_MARKERS.items() if marker in line)
+        return "none" if "[resume] leído" in self.stdout else None
+
+
+def run_agent_process(
+    workdir, *, resume=False, crash_after=None, variant=None, agent=REFERENCE_AGENT, env=None, timeout=60
+):
+    """Corre ``python agent.py [--resume]`` en ``workdir`` y espera a que termine (o muera)."""
+    full_env = {k: v for k, v in os.environ.items() if k not in ("CRASH_AFTER", "AGENT_VARIANT")}
+    full_env.update(env or {}, AGENT_WORKDIR=os.fspath(workdir), PYTHONIOENCODING="utf-8")
+    if crash_after:
+        full_env["CRASH_AFTER"] = crash_after
+    if variant:
+        full_env["AGENT_VARIANT"] = variant
+    args = [sys.executable, os.fspath(agent)] + (["--resume"] if resume else [])
+    done = subprocess.run(
+        args, cwd=workdir, env=full_env, capture_output=True, text=True, encoding="utf-8", timeout=timeout
+    )
+    return AgentRun(done.returncode, done.stdout, done.stderr)
