@@ -3,6 +3,7 @@
     python solutions/agent.py             # corrida nueva (borra el estado de la anterior)
     python solutions/agent.py --resume    # retoma desde checkpoint.json
     CRASH_AFTER=after-effect-write:3 python solutions/agent.py   # muere ahí, con código 137
+    python solutions/agent.py --live      # con el modelo real (SDK de anthropic)
 
 El directorio de trabajo es ``AGENT_WORKDIR`` (por omisión, el actual); todos los archivos viven ahí.
 ``AGENT_VARIANT=solo-b`` corre la variante que la lección discute y descarta: sin el punto A.
@@ -14,16 +15,17 @@ import sys
 import time
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
+from harness.clients import make_client
 from harness.crash import SimulatedCrash, crash_after, crash_point
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict
-from harness.scripted_model import ScriptedModel
 from harness.tools import READ_ONLY, TOOLS, prepare_task_files, run_tool
 
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
-USAGE = "uso: python solutions/agent.py [--resume]"
+USAGE = "uso: python solutions/agent.py [--resume] [--live]"
+OPTIONS = {"--resume", "--live"}
 VARIANTS = ("dos-puntos", "solo-b")
 
 
@@ -259,7 +261,9 @@ def main(argv=None):
         crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
         if not resume:
             prepare_task_files()
-        result = run_agent(ScriptedModel(), TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos")
+        result = run_agent(
+            make_client("--live" in args), TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos"
+        )
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137
