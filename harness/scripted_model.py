@@ -116,10 +116,12 @@ def _write_input(messages):
 
 def _next_step(messages):
     """(nombre, entrada) de la próxima herramienta, o (None, texto final)."""
-    last = messages[-1]
-    if len(messages) == 1 and isinstance(last["content"], str):
-        return "read_notes", {"path": NOTES_PATH}
-    result = next((b for b in reversed(last["content"]) if b.get("type") == "tool_result"), None)
+    content = messages[-1]["content"]
+    if isinstance(content, str):
+        if len(messages) == 1:
+            return "read_notes", {"path": NOTES_PATH}
+        content = []
+    result = next((b for b in reversed(content) if b.get("type") == "tool_result"), None)
     if result is None:
         raise ScriptError("el último mensaje no trae ningún tool_result")
     name, ok = _tool_uses(messages)[result["tool_use_id"]]["name"], not result.get("is_error")

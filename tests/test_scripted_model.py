@@ -1,0 +1,75 @@
+"""El modelo guionado: la forma del SDK, el guion leído de la conversación y sus errores."""
+
+import anthropic
+import pytest
+
+from harness.base_loop import ask_model
+from harness.protocol import block_to_dict
+from harness.scripted_model import FINAL_TEXT, ScriptedModel, ScriptError
+from harness.tools import TOOLS
+
+TASK = [
+    {"role": "user", "content": "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."}
+]
+
+
+def reply(messages):
+    return ask_model(ScriptedModel(), TOOLS, messages)
+
+
+def answer(messages, response, content, is_error=False):
+    """La conversación siguiente: el turno del asistente y el resultado de su herramienta."""
+    call = block_to_dict(response.content[0])
+    result = {"type": "tool_result", "tool_use_id": call["id"], "content": content}
+    if is_error:
+        result["is_error"] = True
+    return messages + [{"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
+
+
+def test_reply_has_the_sdks_shape():
+    response = reply(TASK)
+    message = anthropic.types.Message.model_validate(response.model_dump())
+    assert message.stop_reason == "tool_use" and message.content[0].type == "tool_use"
+    assert (response.content[0].id, response.content[0].name) == ("toolu_01", "read_notes")
+    assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
+
+
+def test_the_reply_depends_only_on_the_conversation():
+    """Dos clientes nuevos (dos procesos, en la práctica) responden lo mismo a lo mismo."""
+    first = reply(TASK)
+    conversation = answer(TASK, first, "notas")
+    assert reply(conversation).model_dump() == ask_model(ScriptedModel(), TOOLS, conversation).model_dump()
+    assert reply(conversation).content[0].name == "count_words"
+
+
+def test_after_is_error_on_write_report_the_model_verifies():
+    messages = answer(TASK, reply(TASK), "- Cliente A: algo\n- Cliente B: otra")
+    messages = answer(messages, reply(messages), "sales-notes.txt tiene 8 palabras")
+    write = reply(messages)
+    assert write.content[0].name == "write_report"
+    assert write.content[0].input["content"].count("- Cliente") == 2
+
+    failed = answer(messages, write, "estado desconocido", is_error=True)
+    check = reply(failed)
+    assert check.content[0].name == "check_report"
+    missing = answer(failed, check, "report.txt no existe: el reporte no se escribió")
+    assert reply(missing).content[0].name == "write_report"
+    done = reply(answer(failed, check, "report.txt existe y contiene el reporte 1 vez/veces"))
+    assert done.stop_reason == "end_turn" and "Verifiqué" in done.content[0].text
+
+    assert reply(answer(messages, write, "Reporte escrito")).content[0].text == FINAL_TEXT
+
+
+def test_a_conversation_the_api_would_reject_is_refused():
+    first = reply(TASK)
+    unanswered = TASK + [{"role": "assistant", "content": [block_to_dict(first.content[0])]}]
+    with pytest.raises(ScriptError, match="`tool_use` ids were found without `tool_result`"):
+        reply(unanswered + [{"role": "user", "content": "sigue"}])
+
+
+def test_past_its_script_it_raises_a_spanish_error():
+    with pytest.raises(ScriptError, match="no trae ningún tool_result"):
+        reply(answer(TASK, reply(TASK), "notas") + [{"role": "assistant", "content": "ok"}, TASK[0]])
+    failed_read = answer(TASK, reply(TASK), "no existe", is_error=True)
+    with pytest.raises(ScriptError, match="no hay respuesta guionada"):
+        reply(failed_read)
