@@ -15,10 +15,14 @@ import sys
 import time
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
+from harness.base_loop import run_tool_uses as base_run_tool_uses
 from harness.clients import make_client
 from harness.crash import SimulatedCrash, crash_after, crash_point
+from harness.durable import write_durable
 from harness.errors import HarnessError
+from harness.lock import workdir_lock
 from harness.protocol import block_to_dict
+from harness.shapes import checkpoint_problem, ledger_problem
 from harness.tools import READ_ONLY, TOOLS, prepare_task_files, run_tool
 
 CHECKPOINT_PATH = "checkpoint.json"
@@ -41,11 +45,9 @@ class LedgerError(HarnessError):
 
 
 def write_json_atomic(path, data):
-    """Escribe en un temporal y lo pone en su lugar con un rename atómico: nunca queda a medias."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=2)
-    os.replace(tmp, path)
+    """Temporal + rename atómico, como en la lección, más fsync del temporal y del directorio:
+    ni a medias si el proceso muere, ni renombrado pero vacío si se corta la luz."""
+    write_durable(path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
 
 
 def save_checkpoint(cp):
@@ -60,6 +62,8 @@ def load_checkpoint():
         raise CheckpointError(
             f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume"
         ) from None
+    except OSError as err:  # un directorio con ese nombre, sin permiso de lectura…
+        raise CheckpointError(f"No se puede leer {CHECKPOINT_PATH} ({err.strerror}); revisa ese archivo.") from None
     try:
         cp = json.loads(raw)  # bytes: un carácter UTF-8 cortado también es «a medio escribir»
     except ValueError:
@@ -69,10 +73,16 @@ def load_checkpoint():
             "control escrito a medias no se puede adivinar de vuelta a su forma."
         ) from None
     version = cp.get("version") if isinstance(cp, dict) else None
-    if version != 1:
+    if version != 1 or isinstance(version, bool):  # en Python True == 1; en la lección true !== 1
         raise CheckpointError(
             f"{CHECKPOINT_PATH} tiene version={json.dumps(version)}; este programa solo acepta version=1 "
             "y se niega a cargarlo."
+        )
+    problem = checkpoint_problem(cp)
+    if problem:  # JSON válido con otra forma: reanudar desde ahí fallaría a mitad de camino
+        raise CheckpointError(
+            f"{CHECKPOINT_PATH} no tiene la forma de un punto de control: {problem}. No se puede reanudar "
+            "desde él: bórralo y empieza de nuevo sin --resume."
         )
     return cp
 
@@ -122,29 +132,26 @@ def now_ms():
     return int(time.time() * 1000)
 
 
+def record_effect(block, output):
+    """Ejecutar primero, anotar después: se llama recién cuando la herramienta ya tuvo éxito."""
+    crash_point("after-tool")
+    # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
+    # con is_error (el modelo reintentaría y duplicaría el efecto); solo avisar a una persona.
+    try:
+        save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
+    except (OSError, LedgerError):
+        print(
+            f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
+            "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",
+            file=sys.stderr,
+        )
+    else:
+        crash_point("after-effect-write")
+
+
 def run_tool_uses(content):
-    results = []
-    for block in tool_uses(content):
-        try:
-            output = run_tool(block["name"], block["input"])
-        except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
-            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
-            continue
-        crash_point("after-tool")
-        # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
-        # con is_error (el modelo reintentaría y duplicaría el efecto); solo avisar a una persona.
-        try:
-            save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
-        except (OSError, LedgerError):
-            print(
-                f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
-                "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",
-                file=sys.stderr,
-            )
-        else:
-            crash_point("after-effect-write")
-        results.append(tool_result(block["id"], output))
-    return results
+    """El run_tool_uses del Curso 7, con el registro de efectos enganchado al éxito de cada herramienta."""
+    return base_run_tool_uses(content, on_success=record_effect)
 
 
 # —— reconcile: la división en tres ——

@@ -1,0 +1,103 @@
+"""¿Tiene un punto de control (o un registro de efectos) ya parseado la forma que el agente espera?
+
+Un JSON válido no basta: un archivo editado a mano, o de otro programa, puede parsear y aun así faltarle
+una clave o nombrar una herramienta que no existe. Cada función devuelve el primer problema en una
+frase en español, o None si la forma es la esperada; quien llama decide el mensaje de error.
+"""
+
+import json
+
+from harness.protocol import pairing_error
+from harness.tools import TOOL_IMPLS
+
+CHECKPOINT_KEYS = ("version", "task", "turns", "tokensUsed", "messages", "pendingToolUse")
+ROLES = ("user", "assistant")
+
+
+def _shown(value):
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def _count(value):
+    """Un entero ≥ 0 de verdad (en Python ``True`` también es un entero)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _message_problem(i, message):
+    if not isinstance(message, dict) or message.get("role") not in ROLES:
+        return f"messages[{i}] no es un mensaje con role «user» o «assistant»"
+    content = message.get("content")
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list) or not all(
+        isinstance(b, dict) and isinstance(b.get("type"), str) for b in content
+    ):
+        return f"messages[{i}].content no es un texto ni una lista de bloques con «type»"
+    return None
+
+
+def messages_problem(messages):
+    if not isinstance(messages, list) or not messages:
+        return "«messages» debe ser una lista no vacía de mensajes"
+    problem = next(filter(None, (_message_problem(i, m) for i, m in enumerate(messages))), None)
+    if problem:
+        return problem
+    error = pairing_error(messages)
+    if error:
+        return f"«messages» no respeta el emparejamiento tool_use/tool_result ({error})"
+    if messages[-1]["role"] != "user":
+        return "«messages» debe terminar en un mensaje de usuario"
+    return None
+
+
+def _used_ids(messages):
+    return {
+        b.get("id")
+        for m in messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "tool_use"
+    }
+
+
+def pending_problem(pending, messages):
+    if pending is None:
+        return None
+    if not isinstance(pending, dict) or not isinstance(pending.get("id"), str) or not pending["id"]:
+        return "«pendingToolUse» debe ser null o un objeto con «id», «name» e «input»"
+    if pending.get("name") not in TOOL_IMPLS:
+        return f"«pendingToolUse» nombra una herramienta desconocida: {_shown(pending.get('name'))}"
+    if not isinstance(pending.get("input"), dict):
+        return "«pendingToolUse.input» debe ser un objeto"
+    if pending["id"] in _used_ids(messages):
+        return f"«pendingToolUse» repite el id {pending['id']}, que ya está respondido en «messages»"
+    return None
+
+
+def checkpoint_problem(cp):
+    """El primer problema de forma del punto de control ``cp`` (con su versión ya comprobada)."""
+    missing = [key for key in CHECKPOINT_KEYS if key not in cp]
+    if missing:
+        return f"falta la clave «{missing[0]}»"
+    if not isinstance(cp["task"], str):
+        return f"«task» debe ser un texto y es {_shown(cp['task'])}"
+    for key in ("turns", "tokensUsed"):
+        if not _count(cp[key]):
+            return f"«{key}» debe ser un entero ≥ 0 y es {_shown(cp[key])}"
+    return messages_problem(cp["messages"]) or pending_problem(cp["pendingToolUse"], cp["messages"])
+
+
+def ledger_problem(effects):
+    """El primer problema de forma del registro ``effects`` ya parseado, o None."""
+    if not isinstance(effects, dict):
+        return f"debe ser un objeto {{tool_use_id: anotación}} y es {_shown(effects)}"
+    for tool_use_id, entry in effects.items():
+        where = f"la anotación de {tool_use_id}"
+        if not isinstance(entry, dict) or entry.get("name") not in TOOL_IMPLS:
+            return f"{where} no es un objeto con el «name» de una herramienta conocida"
+        if not isinstance(entry.get("result"), str):
+            return f"{where} no tiene un «result» de texto"
+        if not _count(entry.get("at")):
+            return f"{where} no tiene un «at» entero (milisegundos)"
+    return None
