@@ -8,7 +8,9 @@ Las piezas pequeñas (``ask_model``, ``final_text``…) las reutiliza el agente 
 from harness.protocol import block_to_dict
 from harness.tools import run_tool
 
-MODEL = "claude-sonnet-4-5"
+# El modelo por omisión de --live (ANTHROPIC_MODEL lo cambia); el guionado lo ignora.
+# No claude-sonnet-4-5: el SDK lo marca obsoleto (fin de vida: 30 de noviembre de 2026).
+MODEL = "claude-sonnet-5-5"
 MAX_TOKENS = 1024
 MAX_TURNS = 10
 

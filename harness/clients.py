@@ -11,8 +11,9 @@ from harness.scripted_model import ScriptedModel
 def make_client(live=False):
     """``ScriptedModel()``, o el SDK real envuelto (``harness.live_model``) si ``live``.
 
-    Con ``live``: clave en ANTHROPIC_API_KEY, modelo en ANTHROPIC_MODEL (por omisión el del bucle,
-    ``harness.base_loop.MODEL``), servidor en ANTHROPIC_BASE_URL y reintentos en ANTHROPIC_MAX_RETRIES.
+    Con ``live``: clave en ANTHROPIC_API_KEY, modelo en ANTHROPIC_MODEL (por omisión
+    ``harness.base_loop.MODEL``), servidor en ANTHROPIC_BASE_URL y reintentos del SDK en
+    ANTHROPIC_MAX_RETRIES.
     """
     if not live:
         return ScriptedModel()

@@ -8,6 +8,7 @@ import os
 from collections import Counter
 
 from harness.errors import HarnessError
+from harness.jitter import jitter
 
 # Los cuatro momentos de un turno donde se puede provocar la caída, en el orden en que ocurren.
 KINDS = {
@@ -39,6 +40,7 @@ def crash_after():
 
 def crash_point(kind):
     """Cuenta una ocurrencia de ``kind`` y muere si su etiqueta es la de ``CRASH_AFTER``."""
+    jitter()  # solo con AGENT_JITTER_MS: da tiempo a que un SIGKILL real caiga justo en este momento
     _counts[kind] += 1
     label = f"{kind}:{_counts[kind]}"
     if label == crash_after():

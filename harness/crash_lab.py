@@ -47,7 +47,7 @@ def agent_name(path):
     real = os.path.realpath(path)
     if real == os.path.realpath(REFERENCE_AGENT):
         return f"agente de referencia ({os.path.relpath(REFERENCE_AGENT, REPO_ROOT)})"
-    if real == os.path.realpath(NOTEBOOK_AGENT):
+    if os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT:
         return f"agente armado en el notebook ({NOTEBOOK_AGENT})"
     return f"agente {os.path.basename(path)}"
 
@@ -58,6 +58,8 @@ class CrashLab:
     def __init__(self, workdir=DEFAULT_WORKDIR, agent=None):
         self.workdir = os.fspath(workdir)
         self._workdir_abs = os.path.abspath(self.workdir)
+        # La carpeta del notebook, fijada al crear el laboratorio: ahí busca _trabajo/agent.py.
+        self._notebook_agent = os.path.abspath(NOTEBOOK_AGENT)
         self._agent = agent
         self._busy = False
         self._build_widget()
@@ -71,7 +73,7 @@ class CrashLab:
         """El agente del notebook si ya está escrito, el de referencia si no (salvo que se fije uno)."""
         if self._agent:
             return os.path.abspath(self._agent)
-        return os.path.abspath(NOTEBOOK_AGENT) if os.path.exists(NOTEBOOK_AGENT) else REFERENCE_AGENT
+        return self._notebook_agent if os.path.exists(self._notebook_agent) else REFERENCE_AGENT
 
     @property
     def label(self):
@@ -105,9 +107,9 @@ class CrashLab:
         """Borra los archivos del laboratorio: la próxima corrida empieza de cero."""
         for name in LAB_FILES:
             path = os.path.join(self._workdir_abs, name)
-            if os.path.exists(path):
+            if os.path.isfile(path):
                 os.remove(path)
-        return self._finish(self._step("reset", None, "Se borraron los archivos del laboratorio."))
+        return self._finish(self._step("reset", None, "se borraron los archivos del laboratorio."))
 
     def cut_checkpoint(self):
         """Deja checkpoint.json cortado a medio escribir, como el ejemplo de la lección."""
@@ -130,9 +132,9 @@ class CrashLab:
             return self.last
         self._set_busy(True)
         try:
-            os.makedirs(self._workdir_abs, exist_ok=True)
             variant = None if self.variant == "dos-puntos" else self.variant
             try:
+                os.makedirs(self._workdir_abs, exist_ok=True)
                 run = run_agent_process(
                     self._workdir_abs,
                     resume=resume,
@@ -151,14 +153,18 @@ class CrashLab:
         if run.killed:
             return f"el proceso murió en {self.label} (código de salida 137, caída simulada)."
         if run.returncode == 0:
-            ignored = self.variant == "solo-b" and "[save A]" in run.stdout
-            note = (
-                " Ojo: este agente no implementa AGENT_VARIANT=solo-b (guardó el punto A)." if ignored else ""
-            )
             done = "la reanudación terminó" if action == "resume" else "la corrida terminó sin caerse"
-            return f"{done} (código de salida 0).{note}"
+            return f"{done} (código de salida 0).{self._surprise(action, run)}"
         first = (run.stderr.strip().splitlines() or ["sin mensaje de error"])[-1]
         return f"el agente terminó con código {run.returncode}: {first}"
+
+    def _surprise(self, action, run):
+        """Un aviso si el agente no hizo lo que se le pidió (p. ej. un agente del notebook a medio armar)."""
+        if self.variant == "solo-b" and "[save A]" in run.stdout:
+            return " Ojo: este agente no implementa AGENT_VARIANT=solo-b (guardó el punto A)."
+        if action == "run" and self.label:
+            return f" Ojo: la caída {self.label} nunca ocurrió: ¿este agente llama a crash_point ahí?"
+        return ""
 
     def _step(self, action, run, message):
         return view.LabStep(
@@ -194,14 +200,19 @@ class CrashLab:
         self.run_button = w.Button(description="Ejecutar", button_style="danger", icon="bolt")
         self.resume_button = w.Button(description="Reanudar", button_style="success", icon="play")
         self.reset_button = w.Button(description="Reiniciar", icon="trash")
-        self.cut_button = w.Button(description="Cortar checkpoint.json", icon="cut")
+        self.cut_button = w.Button(
+            description="Cortar checkpoint.json", icon="cut", layout=w.Layout(width="auto")
+        )
         self.status = w.HTML()
         self.log_view = w.HTML(layout=w.Layout(width="50%"))
         self.disk_view = w.HTML(layout=w.Layout(width="50%"))
-        self.run_button.on_click(lambda _: self.run())
-        self.resume_button.on_click(lambda _: self.resume())
-        self.reset_button.on_click(lambda _: self.reset())
-        self.cut_button.on_click(lambda _: self.cut_checkpoint())
+        for button, action in (
+            (self.run_button, self.run),
+            (self.resume_button, self.resume),
+            (self.reset_button, self.reset),
+            (self.cut_button, self.cut_checkpoint),
+        ):
+            button.on_click(lambda _, action=action: self._click(action))
         self.variant_picker.observe(self._on_variant, names="value")
         self.point.observe(lambda _: self._draw_choice(), names="value")
         self.buttons = (self.run_button, self.resume_button, self.reset_button, self.cut_button)
@@ -221,6 +232,13 @@ class CrashLab:
         )
         self.widget.add_class("laboratorio-de-caidas")
         self._draw_choice()
+
+    def _click(self, action):
+        """Un botón nunca muestra una traza: un problema del disco se cuenta en una línea."""
+        try:
+            action()
+        except OSError as err:
+            self.status.value = f"<b>No se pudo</b>: {html.escape(str(err))}"
 
     @staticmethod
     def _point_options(variant):

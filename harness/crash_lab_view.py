@@ -93,7 +93,7 @@ def missing_note(label, variant):
 # —— El dibujo del turno ——
 
 _STEPS = ("save A", "herramienta", "registro", "save B")
-_BOX_W, _GAP, _LEFT, _ROW_H, _TOP = 104, 40, 74, 50, 10
+_BOX_W, _GAP, _LEFT, _ROW_H, _TOP = 122, 36, 74, 50, 10
 
 
 def _box(x, y, state, title, subtitle):

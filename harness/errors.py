@@ -3,3 +3,19 @@
 
 class HarnessError(Exception):
     """Un error que la persona usuaria puede entender y resolver (archivo corrupto, falta algo…)."""
+
+
+# Los motivos más comunes de un OSError, en español (el strerror del sistema viene en inglés).
+_OS_REASONS = {
+    2: "no existe",
+    13: "sin permiso",
+    20: "no es un directorio",
+    21: "es un directorio",
+    28: "el disco está lleno",
+    30: "el sistema de archivos es de solo lectura",
+}
+
+
+def os_reason(err):
+    """El motivo de ``err`` (un OSError) en una frase corta en español."""
+    return _OS_REASONS.get(err.errno, err.strerror or "error del sistema")

@@ -38,7 +38,7 @@ def export_agent(notebook_path, out_path):
         raise HarnessError(f"{notebook_path.name} no tiene ninguna celda que empiece con «#| export».")
     header = (
         f"# Generado por harness.export desde {notebook_path.name}: no lo edites a mano.\n"
-        "# Edita las celdas «#| export» del notebook, guárdalo y vuelve a exportar.\n"
+        "# Edita las celdas «#| export» del notebook, guárdalo y vuelve a exportar."
     )
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text("\n\n\n".join([header, *sources, MAIN_GUARD]), encoding="utf-8")

@@ -5,8 +5,9 @@ recibe lo que devuelve el SDK. Este envoltorio fino agrega solo esto:
 
 - pide a lo sumo una herramienta por turno (``disable_parallel_tool_use``): el punto A guarda una
   sola llamada colgante;
-- usa el modelo de ``ANTHROPIC_MODEL`` si está definida (si no, el que pide el bucle) y el número de
-  reintentos del SDK de ``ANTHROPIC_MAX_RETRIES`` (por omisión, los del SDK);
+- usa el modelo de ``ANTHROPIC_MODEL`` si está (si no, el que pasa el bucle: ``base_loop.MODEL``)
+  y los reintentos del SDK de ``ANTHROPIC_MAX_RETRIES``
+  (por omisión, los del SDK: 2);
 - convierte cada error del SDK en un ``HarnessError`` de una línea en español, sin la clave.
 
 Importa el SDK al cargarse (más de un segundo): solo ``harness.clients`` lo carga, y solo con --live.
@@ -38,7 +39,7 @@ def make_live_client():
             "(export ANTHROPIC_API_KEY=…). Sin --live, el agente usa el modelo guionado."
         )
     sdk = anthropic.Anthropic(api_key=key, max_retries=max_retries())
-    return LiveClient(sdk, os.environ.get("ANTHROPIC_MODEL") or None)
+    return LiveClient(sdk, os.environ.get("ANTHROPIC_MODEL"))
 
 
 def max_retries():
@@ -62,7 +63,7 @@ class _LiveMessages:
         self._sdk, self._model = sdk, model
 
     def create(self, *, model, max_tokens, messages, tools=(), **options):
-        model = self._model or model
+        model = self._model or model  # ANTHROPIC_MODEL manda sobre el de base_loop
         if tools:
             options.setdefault("tool_choice", ONE_TOOL_PER_TURN)
         try:
@@ -82,7 +83,8 @@ class _LiveMessages:
     def _scrub(self, text):
         """La clave nunca llega a una línea de log, aunque la API la repitiera en su mensaje."""
         key = self._sdk.api_key
-        return text.replace(key, "«clave oculta»") if key else text
+        # Una «clave» de pocas letras taparía palabras enteras del mensaje; las reales son largas.
+        return text.replace(key, "«clave oculta»") if key and len(key) >= 16 else text
 
 
 def describe(err, sdk, model):
@@ -107,7 +109,7 @@ def describe(err, sdk, model):
     if status >= 500:
         return f"La API de Anthropic tuvo un error del servidor ({tag}){_retried(sdk)}. {RESUME_HINT}"
     # 400 y afines: reintentar manda lo mismo, así que la pista de reanudar no sirve de nada.
-    return f"La API de Anthropic rechazó el pedido ({tag}): {message}. El punto de control no se modificó."
+    return f"La API de Anthropic rechazó el pedido ({tag}): {message.rstrip('.')}. El punto de control no se modificó."
 
 
 def _retried(sdk):

@@ -42,18 +42,55 @@ class AgentRun(NamedTuple):
         return "none" if "[resume] leído" in self.stdout else None
 
 
-def run_agent_process(
-    workdir, *, resume=False, crash_after=None, variant=None, agent=REFERENCE_AGENT, env=None, timeout=60
+def agent_command(
+    workdir, *, resume=False, crash_after=None, variant=None, agent=REFERENCE_AGENT, env=None, live=False
 ):
-    """Corre ``python agent.py [--resume]`` en ``workdir`` y espera a que termine (o muera)."""
+    """(argumentos, entorno) de ``python agent.py [--resume] [--live]`` para ``workdir``.
+
+    Las rutas se vuelven absolutas: el proceso arranca dentro de ``workdir``, y una ruta relativa
+    al directorio de quien llama (el del notebook, por ejemplo) ya no apuntaría al mismo lugar."""
+    workdir, agent = os.path.abspath(workdir), os.path.abspath(agent)
     full_env = {k: v for k, v in os.environ.items() if k not in ("CRASH_AFTER", "AGENT_VARIANT")}
     full_env.update(env or {}, AGENT_WORKDIR=os.fspath(workdir), PYTHONIOENCODING="utf-8")
     if crash_after:
         full_env["CRASH_AFTER"] = crash_after
     if variant:
         full_env["AGENT_VARIANT"] = variant
-    args = [sys.executable, os.fspath(agent)] + (["--resume"] if resume else [])
+    flags = (["--resume"] if resume else []) + (["--live"] if live else [])
+    return [sys.executable, os.fspath(agent), *flags], full_env
+
+
+def run_agent_process(
+    workdir,
+    *,
+    resume=False,
+    crash_after=None,
+    variant=None,
+    agent=REFERENCE_AGENT,
+    env=None,
+    timeout=60,
+    live=False,
+):
+    """Corre ``python agent.py [--resume] [--live]`` en ``workdir`` y espera a que termine (o muera)."""
+    args, full_env = agent_command(
+        workdir, resume=resume, crash_after=crash_after, variant=variant, agent=agent, env=env, live=live
+    )
     done = subprocess.run(
         args, cwd=workdir, env=full_env, capture_output=True, text=True, encoding="utf-8", timeout=timeout
     )
     return AgentRun(done.returncode, done.stdout, done.stderr)
+
+
+def start_agent_process(workdir, *, resume=False, env=None, prefix=()):
+    """Arranca el agente sin esperarlo (para matarlo con una señal real); ``prefix`` antepone un
+    comando como ``setpriv …``. Sin búfer en stdout: lo impreso antes de un SIGKILL no se pierde."""
+    args, full_env = agent_command(workdir, resume=resume, env={**(env or {}), "PYTHONUNBUFFERED": "1"})
+    return subprocess.Popen(
+        [*prefix, *args],
+        cwd=workdir,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )

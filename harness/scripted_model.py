@@ -14,6 +14,7 @@ import json
 import os
 
 from harness.errors import HarnessError
+from harness.jitter import jitter
 from harness.protocol import pairing_error
 from harness.tools import NOTES_PATH, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 
@@ -145,6 +146,7 @@ class _ScriptedMessages:
         if error:
             raise ScriptError(f"la API rechazaría esta conversación (400): {error}")
         _log_request(messages)
+        jitter()  # solo con AGENT_JITTER_MS: un modelo real también tarda
         calls = len(_tool_uses(messages))
         if calls >= MAX_CALLS:
             raise ScriptError(f"el guion se terminó: ya hubo {calls} llamadas a herramientas")

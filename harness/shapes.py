@@ -19,6 +19,14 @@ def _shown(value):
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+def _known_tool(name):
+    return isinstance(name, str) and name in TOOL_IMPLS
+
+
+# Qué campo de texto identifica a cada tipo de bloque que se empareja.
+ID_FIELDS = {"tool_use": "id", "tool_result": "tool_use_id"}
+
+
 def _count(value):
     """Un entero ≥ 0 de verdad (en Python ``True`` también es un entero)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
@@ -34,6 +42,10 @@ def _message_problem(i, message):
         isinstance(b, dict) and isinstance(b.get("type"), str) for b in content
     ):
         return f"messages[{i}].content no es un texto ni una lista de bloques con «type»"
+    for b in content:
+        field = ID_FIELDS.get(b["type"])
+        if field and not isinstance(b.get(field), str):
+            return f"un bloque {b['type']} de messages[{i}] no tiene «{field}» de texto"
     return None
 
 
@@ -66,12 +78,27 @@ def pending_problem(pending, messages):
         return None
     if not isinstance(pending, dict) or not isinstance(pending.get("id"), str) or not pending["id"]:
         return "«pendingToolUse» debe ser null o un objeto con «id», «name» e «input»"
-    if pending.get("name") not in TOOL_IMPLS:
+    if not _known_tool(pending.get("name")):
         return f"«pendingToolUse» nombra una herramienta desconocida: {_shown(pending.get('name'))}"
     if not isinstance(pending.get("input"), dict):
         return "«pendingToolUse.input» debe ser un objeto"
     if pending["id"] in _used_ids(messages):
         return f"«pendingToolUse» repite el id {pending['id']}, que ya está respondido en «messages»"
+    return None
+
+
+def pending_content_problem(cp):
+    """La clave opcional ``pendingAssistantContent`` (el turno completo de un modelo real): si está,
+    tiene que traer exactamente el tool_use colgante. Se revisa al cargar, antes de que reconcile
+    vuelva a ejecutar nada."""
+    content = cp.get("pendingAssistantContent")
+    if content is None:
+        return None
+    pending = cp["pendingToolUse"]
+    blocks = content if isinstance(content, list) else []
+    ids = [b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+    if not pending or not blocks or not all(isinstance(b, dict) for b in blocks) or ids != [pending["id"]]:
+        return "«pendingAssistantContent» no trae exactamente el tool_use de «pendingToolUse»"
     return None
 
 
@@ -85,7 +112,11 @@ def checkpoint_problem(cp):
     for key in ("turns", "tokensUsed"):
         if not _count(cp[key]):
             return f"«{key}» debe ser un entero ≥ 0 y es {_shown(cp[key])}"
-    return messages_problem(cp["messages"]) or pending_problem(cp["pendingToolUse"], cp["messages"])
+    return (
+        messages_problem(cp["messages"])
+        or pending_problem(cp["pendingToolUse"], cp["messages"])
+        or pending_content_problem(cp)
+    )
 
 
 def ledger_problem(effects):
@@ -94,7 +125,7 @@ def ledger_problem(effects):
         return f"debe ser un objeto {{tool_use_id: anotación}} y es {_shown(effects)}"
     for tool_use_id, entry in effects.items():
         where = f"la anotación de {tool_use_id}"
-        if not isinstance(entry, dict) or entry.get("name") not in TOOL_IMPLS:
+        if not isinstance(entry, dict) or not _known_tool(entry.get("name")):
             return f"{where} no es un objeto con el «name» de una herramienta conocida"
         if not isinstance(entry.get("result"), str):
             return f"{where} no tiene un «result» de texto"

@@ -7,13 +7,16 @@ Todas resuelven sus rutas dentro del directorio actual (el directorio de trabajo
 
 import os
 
+from harness.durable import write_durable
 from harness.errors import HarnessError
+from harness.jitter import jitter
 
 NOTES_PATH = "sales-notes.txt"
 REPORT_PATH = "report.txt"
 # Cada copia del reporte empieza con este título: contarlo dice cuántas veces se escribió.
 REPORT_TITLE = "# Reporte de ventas"
-REPORT_MISSING = "no existe"
+# Lo que el modelo guionado busca en la respuesta de check_report para volver a escribir el reporte.
+REPORT_MISSING = "el reporte no se escribió"
 
 READ_ONLY = frozenset({"read_notes", "count_words", "check_report"})
 
@@ -64,6 +67,10 @@ def write_report(tool_input):
     path, content = _path(tool_input), _arg(tool_input, "content")
     with open(path, "a", encoding="utf-8") as f:
         f.write(content)
+        f.flush()
+        # En disco antes de anotarlo en el registro: si no, un corte de luz podría dejar el registro
+        # diciendo «ya está hecho» y el reporte perdido.
+        os.fsync(f.fileno())
     return f"Reporte escrito en {tool_input['path']} ({len(content)} caracteres)"
 
 
@@ -71,7 +78,9 @@ def check_report(tool_input):
     """Mira, sin tocarlo, si el reporte existe y cuántas copias tiene."""
     path = _path(tool_input)
     if not os.path.exists(path):
-        return f"{tool_input['path']} {REPORT_MISSING}: el reporte no se escribió"
+        return f"{tool_input['path']} no existe: {REPORT_MISSING}"
+    if report_copies(path) == 0:  # una muerte entre crear el archivo y escribirlo lo deja vacío
+        return f"{tool_input['path']} existe pero no contiene el reporte: {REPORT_MISSING}"
     return f"{tool_input['path']} existe y contiene el reporte {report_copies(path)} vez/veces"
 
 
@@ -87,6 +96,7 @@ def run_tool(name, tool_input):
     """``TOOL_IMPLS[name](tool_input)``, con un error claro si la herramienta no existe."""
     if name not in TOOL_IMPLS:
         raise ToolError(f"no existe la herramienta {name}")
+    jitter()  # solo con AGENT_JITTER_MS: reparte las muertes de la prueba de tortura
     return TOOL_IMPLS[name](tool_input)
 
 
@@ -132,5 +142,4 @@ def prepare_task_files():
     if not os.path.exists(NOTES_PATH):
         with open(os.path.join(os.path.dirname(__file__), "data", NOTES_PATH), "rb") as src:
             notes = src.read()
-        with open(NOTES_PATH, "wb") as dst:
-            dst.write(notes)
+        write_durable(NOTES_PATH, notes)  # una muerte a mitad no deja unas notas vacías que luego se lean

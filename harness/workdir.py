@@ -2,7 +2,7 @@
 
 import os
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, os_reason
 
 
 class WorkdirError(HarnessError):
@@ -16,7 +16,7 @@ def enter_workdir(path):
         os.chdir(shown)
     except OSError as err:
         raise WorkdirError(
-            f"No se puede usar {shown} como directorio de trabajo ({err.strerror}); indica en "
+            f"No se puede usar {shown} como directorio de trabajo ({os_reason(err)}); indica en "
             "AGENT_WORKDIR un directorio que exista."
         ) from None
     # Comprobarlo antes evita quedar a mitad de camino: un punto A guardado y un punto B imposible.

@@ -19,17 +19,20 @@ from harness.base_loop import run_tool_uses as base_run_tool_uses
 from harness.clients import make_client
 from harness.crash import SimulatedCrash, crash_after, crash_point
 from harness.durable import write_durable
-from harness.errors import HarnessError
+from harness.errors import HarnessError, os_reason
 from harness.lock import workdir_lock
 from harness.protocol import block_to_dict
 from harness.shapes import checkpoint_problem, ledger_problem
 from harness.tools import READ_ONLY, TOOLS, prepare_task_files, run_tool
+from harness.workdir import enter_workdir
 
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
 USAGE = "uso: python solutions/agent.py [--resume] [--live]"
 OPTIONS = {"--resume", "--live"}
+# Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
+PENDING_CONTENT = "pendingAssistantContent"
 VARIANTS = ("dos-puntos", "solo-b")
 
 
@@ -63,7 +66,9 @@ def load_checkpoint():
             f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume"
         ) from None
     except OSError as err:  # un directorio con ese nombre, sin permiso de lectura…
-        raise CheckpointError(f"No se puede leer {CHECKPOINT_PATH} ({err.strerror}); revisa ese archivo.") from None
+        raise CheckpointError(
+            f"No se puede leer {CHECKPOINT_PATH} ({os_reason(err)}); revisa ese archivo."
+        ) from None
     try:
         cp = json.loads(raw)  # bytes: un carácter UTF-8 cortado también es «a medio escribir»
     except ValueError:
@@ -108,6 +113,10 @@ def load_effects():
             raw = f.read()
     except FileNotFoundError:
         return {}  # nunca se ejecutó nada todavía
+    except OSError as err:
+        raise LedgerError(
+            f"No se puede leer {EFFECTS_PATH} ({os_reason(err)}); revisa ese archivo."
+        ) from None
     try:
         effects = json.loads(raw)
     except ValueError:
@@ -118,6 +127,13 @@ def load_effects():
             f"No se pudo parsear {EFFECTS_PATH}; el registro de efectos está dañado y no se puede tratar "
             "como vacío sin arriesgar efectos secundarios duplicados. Revísalo a mano, o bórralo junto con "
             f"{CHECKPOINT_PATH} y empieza de nuevo sin --resume."
+        )
+    problem = ledger_problem(effects)
+    if problem:  # un «result» que no es texto se le devolvería al modelo como si fuera el resultado
+        raise LedgerError(
+            f"{EFFECTS_PATH} no tiene la forma de un registro de efectos: {problem}. No se puede usar ni "
+            f"tratar como vacío: revísalo a mano, o bórralo junto con {CHECKPOINT_PATH} y empieza de nuevo "
+            "sin --resume."
         )
     return effects
 
@@ -188,16 +204,47 @@ def reconcile(cp):
 # —— El bucle con los puntos A y B ——
 
 
+def single_tool_use(content):
+    """La única llamada del turno. El punto A guarda una sola llamada colgante (pendingToolUse es un
+    objeto): un turno con varias se rechaza entero, antes del punto A, en vez de perder alguna."""
+    calls = tool_uses(content)
+    if len(calls) != 1:
+        names = ", ".join(c["name"] for c in calls) or "ninguna"
+        raise HarnessError(
+            f"El modelo pidió {len(calls)} llamadas a herramientas en un mismo turno ({names}); este agente "
+            "guarda una sola llamada colgante por turno y no descarta ninguna en silencio, así que no ejecutó "
+            "nada. El punto de control quedó en el último punto B: retoma con --resume (y --live, si usabas el "
+            "modelo real)."
+        )
+    return calls[0]
+
+
+def keep_assistant_turn(cp, content):
+    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
+    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
+    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
+    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
+        cp[PENDING_CONTENT] = content
+    return cp
+
+
+def assistant_turn(cp):
+    """El turno del asistente de la llamada colgante, como se le mandará de nuevo a la API (la forma
+    de ``pendingAssistantContent`` ya se validó al cargar el punto de control)."""
+    return cp.get(PENDING_CONTENT) or [{"type": "tool_use", **cp["pendingToolUse"]}]
+
+
 def resume_scene(task):
     """Carga el punto de control, concilia la llamada colgante y rellena el punto B si hacía falta."""
     cp = load_checkpoint()
+    load_effects()  # un registro dañado se rechaza antes de escribir nada, no a mitad de camino
     turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
     pending = cp["pendingToolUse"]
     print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
     result = reconcile(cp)
     if result:
-        # El punto A se guardó antes de empujar el turno del asistente: se reconstruye desde pending.
-        messages.append({"role": "assistant", "content": [{"type": "tool_use", **pending}]})
+        # El punto A se guardó antes de empujar el turno del asistente: se recupera del punto de control.
+        messages.append({"role": "assistant", "content": assistant_turn(cp)})
         messages.append({"role": "user", "content": [result]})
         save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
         print(f"[turn {turns}][save B] rellenado el resultado de herramienta de este turno tras reanudar")
@@ -207,9 +254,12 @@ def resume_scene(task):
 
 def fresh_scene(task):
     """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
-    for path in (CHECKPOINT_PATH, EFFECTS_PATH):
-        if os.path.exists(path):
+    # El punto de control primero: si esto muere a mitad, un --resume no encuentra una tarea vieja
+    # «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen; se limpian para no confundir.
+    for path in (CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp"):
+        if os.path.isfile(path):
             os.remove(path)
+    prepare_task_files()  # borra el reporte viejo y crea sales-notes.txt si falta
     return 0, 0, [{"role": "user", "content": task}]
 
 
@@ -224,11 +274,12 @@ def run_agent(client, task, tools, resume=False, point_a=True):
         turns += 1
 
         content = [block_to_dict(b) for b in response.content]
-        call = tool_uses(content)[0]
+        call = single_tool_use(content)  # antes del punto A: el disco queda en el punto B anterior
         # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
         if point_a:  # la variante «solo el punto B» se lo salta: la llamada colgante queda invisible
             pending = {"id": call["id"], "name": call["name"], "input": call["input"]}
-            save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))
+            cp = checkpoint(task, turns, tokens_used, messages, pending)
+            save_checkpoint(keep_assistant_turn(cp, content))
             print(f"[turn {turns}][save A] pending={call['name']}")
             crash_point("after-save-a")
 
@@ -250,10 +301,8 @@ def run_agent(client, task, tools, resume=False, point_a=True):
 
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
-    if set(args) - {"--resume"}:
-        print(
-            f"Argumento desconocido: {' '.join(sorted(set(args) - {'--resume'}))}\n{USAGE}", file=sys.stderr
-        )
+    if set(args) - OPTIONS:
+        print(f"Argumento desconocido: {' '.join(sorted(set(args) - OPTIONS))}\n{USAGE}", file=sys.stderr)
         return 2
     resume = "--resume" in args
     variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
@@ -264,18 +313,25 @@ def main(argv=None):
         )
         return 2
     try:
-        os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
+        enter_workdir(os.environ.get("AGENT_WORKDIR"))
         crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
-        if not resume:
-            prepare_task_files()
-        result = run_agent(
-            make_client("--live" in args), TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos"
-        )
+        with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
+            result = run_agent(
+                make_client("--live" in args), TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos"
+            )
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137
     except HarnessError as err:
         print(err, file=sys.stderr)
+        return 1
+    except OSError as err:  # disco lleno, sin permiso…: la escritura atómica dejó intacto lo anterior
+        where = os.path.basename(err.filename or "") or "el directorio de trabajo"
+        print(
+            f"No se pudo escribir en {where}: {os_reason(err)}. El último punto de control guardado sigue "
+            "intacto: cuando se resuelva, retoma con --resume.",
+            file=sys.stderr,
+        )
         return 1
     print(f"[done] {result}")
     return 0

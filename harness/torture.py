@@ -1,0 +1,288 @@
+"""Tortura con muertes reales: SIGKILL en un instante al azar, reanudar hasta terminar la tarea.
+
+Cada tarea corre en su propio directorio: una corrida nueva que se mata con SIGKILL en un instante al
+azar, y después ``--resume`` (o una corrida nueva si todavía no había punto de control) hasta que el
+agente imprime ``[done]``, matando también algunas reanudaciones. Después de cada muerte se exige que
+``checkpoint.json`` y ``effects.json`` falten o carguen con los cargadores del agente de referencia; al
+final, que ``report.txt`` tenga el reporte exactamente una vez y que cada conversación enviada al modelo
+(anotada en ``SCRIPTED_MODEL_LOG``) respete el emparejamiento tool_use/tool_result.
+
+Lo usan ``tests/test_kill_torture.py`` (pocas tareas) y ``benchmarks/kill_torture.py`` (la cuenta
+completa, con el resumen).
+"""
+
+import importlib.util
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import NamedTuple
+
+from harness.runner import REFERENCE_AGENT, AgentRun, start_agent_process
+from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
+from harness.tools import REPORT_PATH, report_copies
+
+JITTER_MS = "20"  # máximo de cada demora al azar: reparte las muertes por todo el turno
+MAX_DEATHS = 6  # por tarea; después se deja terminar, para que toda tarea acabe
+RESUME_KILL_CHANCE = 0.5
+MAX_RUNS = 30  # una tarea que no termina en tantas corridas es un fallo, no un bucle infinito
+
+
+class Death(NamedTuple):
+    """Una muerte: en qué ventana cayó, la última línea impresa y si los archivos cargaban."""
+
+    window: str
+    last_line: str
+    tmp_left: bool
+    problem: str | None  # None si checkpoint.json y effects.json faltaban o cargaban
+
+
+class TaskResult(NamedTuple):
+    seed: int
+    deaths: list
+    branches: list
+    runs: int
+    final: str | None
+    report_ok: bool
+    copies: int
+    told_is_error: bool
+    problems: list
+
+
+def _load_agent():
+    """El agente de referencia como módulo, para usar sus propios cargadores."""
+    spec = importlib.util.spec_from_file_location("reference_agent", REFERENCE_AGENT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_AGENT = None
+
+
+def _agent():
+    global _AGENT
+    if _AGENT is None:
+        _AGENT = _load_agent()
+    return _AGENT
+
+
+def load_files(workdir):
+    """(checkpoint, registro, problema): cada archivo cargado con el cargador del agente, None si falta."""
+    agent, here = _agent(), os.getcwd()
+    os.chdir(
+        workdir
+    )  # los cargadores usan rutas relativas, como el agente; cada proceso del pool tiene su cwd
+    try:
+        cp = agent.load_checkpoint() if os.path.exists(agent.CHECKPOINT_PATH) else None
+        return cp, agent.load_effects(), None
+    except agent.HarnessError as err:
+        return None, None, str(err)
+    finally:
+        os.chdir(here)
+
+
+def window_of(cp, effects, workdir):
+    """La ventana del turno en que cayó la muerte, deducida del disco."""
+    if cp is None:
+        return "antes del primer punto A"
+    pending = cp["pendingToolUse"]
+    if pending is None:
+        return "③ punto B guardado (modelo o arranque)"
+    if pending["id"] in effects:
+        return "registro escrito, punto B sin guardar"
+    if pending["name"] != "write_report":
+        return "① o ② solo lectura, sin anotación"
+    if report_copies(os.path.join(workdir, REPORT_PATH)):
+        return "② write_report ejecutada, sin anotación"
+    return "① write_report sin ejecutar"
+
+
+def last_line_kind(stdout):
+    """La última línea impresa, sin números: «[save A]», «[resume][reconcile] hit»…"""
+    lines = stdout.splitlines()
+    if not lines:
+        return "(nada impreso)"
+    last = lines[-1]
+    if last.startswith("[resume][reconcile]"):
+        return f"[resume][reconcile] {AgentRun(0, last, '').branch}"
+    if "[save B] rellenado" in last:
+        return "[save B] rellenado tras reanudar"
+    for mark in ("[save A]", "[save B]", "[resume] leído", "[done]"):
+        if mark in last:
+            return mark
+    return last[:40]
+
+
+def pairing_problems(conversation):
+    """Revisa por su cuenta (sin el validador del modelo guionado) una conversación enviada."""
+    problems = []
+    for i, message in enumerate(conversation):
+        if message.get("role") != ("user" if i % 2 == 0 else "assistant"):
+            problems.append(f"messages[{i}] rompe la alternancia de roles")
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+        following = conversation[i + 1].get("content") if i + 1 < len(conversation) else []
+        answers = [
+            b["tool_use_id"]
+            for b in following or []
+            if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+        if uses and sorted(uses) != sorted(answers):
+            problems.append(f"messages[{i}] tool_use {uses} respondidos con {answers}")
+    ids = [
+        b["id"]
+        for m in conversation
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    ]
+    if len(ids) != len(set(ids)):
+        problems.append(f"un tool_use_id se repite: {ids}")
+    return problems
+
+
+def log_problems(log_path):
+    """(problemas, ¿se le dijo is_error al modelo?) de todas las conversaciones anotadas."""
+    problems, told, calls = [], False, {}
+    with open(log_path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                conversation = json.loads(line)
+            except ValueError:
+                problems.append(f"línea {n} del log ilegible")
+                continue
+            problems += [f"pedido {n}: {p}" for p in pairing_problems(conversation)]
+            for m in conversation:
+                for b in m["content"] if isinstance(m["content"], list) else []:
+                    told |= bool(b.get("is_error"))
+                    if b.get("type") == "tool_use":  # un mismo id nunca puede nombrar dos llamadas distintas
+                        seen = calls.setdefault(b["id"], (b["name"], b["input"]))
+                        if seen != (b["name"], b["input"]):
+                            problems.append(f"pedido {n}: {b['id']} cambió de llamada")
+    return problems, told
+
+
+def run_once(workdir, env, kill_after):
+    """Una corrida del agente; si ``kill_after`` no es None, SIGKILL a esos segundos (si sigue viva)."""
+    proc = start_agent_process(
+        workdir, resume=os.path.exists(os.path.join(workdir, "checkpoint.json")), env=env
+    )
+    try:
+        proc.wait(timeout=60 if kill_after is None else kill_after)
+    except subprocess.TimeoutExpired:  # sigue viva: le toca morir (send_signal no hace nada si ya terminó)
+        proc.send_signal(signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=60)
+    return AgentRun(proc.returncode, stdout, stderr)
+
+
+def run_task(seed, horizon, expected_report):
+    """Una tarea completa con muertes al azar; devuelve lo observado, sin afirmar nada."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
+        log = os.path.join(workdir, "..", f"{os.path.basename(workdir)}.jsonl")
+        env = {"AGENT_JITTER_MS": JITTER_MS, "SCRIPTED_MODEL_LOG": log}
+        deaths, branches, problems, final = [], [], [], None
+        runs = 0
+        try:
+            while final is None and runs < MAX_RUNS:
+                first = runs == 0
+                kill = first or (len(deaths) < MAX_DEATHS and rng.random() < RESUME_KILL_CHANCE)
+                run = run_once(workdir, env, rng.uniform(0, horizon) if kill else None)
+                runs += 1
+                if run.branch is not None:
+                    branches.append(run.branch)
+                done = [line for line in run.stdout.splitlines() if line.startswith("[done] ")]
+                if done:  # terminó (aunque la señal llegara justo después de imprimirlo)
+                    final = done[-1][len("[done] ") :]
+                elif run.returncode == -signal.SIGKILL:
+                    deaths.append(_death(workdir, run.stdout))
+                else:
+                    problems.append(f"salida {run.returncode}: {run.stderr.strip()[:200]}")
+                    break
+            copies = report_copies(os.path.join(workdir, REPORT_PATH))
+            report_ok = _read(os.path.join(workdir, REPORT_PATH)) == expected_report
+            log_found, told = log_problems(log) if os.path.exists(log) else (["no hay log"], False)
+            problems += log_found + [d.problem for d in deaths if d.problem]
+            _, _, final_problem = load_files(workdir)
+            problems += [final_problem] if final_problem else []
+        finally:
+            if os.path.exists(log):
+                os.remove(log)
+    if final not in (FINAL_TEXT, VERIFIED_TEXT):
+        problems.append(f"la tarea no terminó bien: {final!r}")
+    return TaskResult(seed, deaths, branches, runs, final, report_ok, copies, told, problems)
+
+
+def _read(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _death(workdir, stdout):
+    cp, effects, problem = load_files(workdir)
+    tmp_left = any(name.endswith(".tmp") for name in os.listdir(workdir))
+    window = "archivo ilegible" if problem else window_of(cp, effects, workdir)
+    return Death(window, last_line_kind(stdout), tmp_left, problem)
+
+
+def calibrate(runs=5):
+    """(horizonte en segundos, reporte esperado): la duración de una corrida completa con demoras, y
+    los bytes exactos de una sola copia del reporte."""
+    times, report = [], None
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
+            start = time.perf_counter()
+            run = run_once(workdir, {"AGENT_JITTER_MS": JITTER_MS}, None)
+            times.append(time.perf_counter() - start)
+            if run.returncode != 0:
+                raise RuntimeError(f"la corrida de calibración falló: {run.stderr}")
+            report = _read(os.path.join(workdir, REPORT_PATH))
+    return 1.2 * statistics.median(times), report
+
+
+def torture(tasks, workers=2, max_seconds=None, first_seed=0):
+    """Corre ``tasks`` tareas en ``workers`` procesos; deja de lanzar nuevas pasado ``max_seconds``."""
+    horizon, expected = calibrate()
+    deadline = time.monotonic() + max_seconds if max_seconds else None
+    results, running = [], set()
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for seed in range(first_seed, first_seed + tasks):
+            if deadline and time.monotonic() > deadline:
+                break
+            if len(running) >= 2 * workers:  # pocas en cola: así el límite de tiempo se respeta
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                results += [f.result() for f in finished]
+            running.add(pool.submit(run_task, seed, horizon, expected))
+        results += [f.result() for f in running]
+    return sorted(results), horizon
+
+
+def summary(results):
+    """Las cifras de la tabla de confiabilidad."""
+    deaths = [d for r in results for d in r.deaths]
+    return {
+        "tareas": len(results),
+        "tareas completas": sum(r.final in (FINAL_TEXT, VERIFIED_TEXT) for r in results),
+        "muertes (SIGKILL)": len(deaths),
+        "corridas": sum(r.runs for r in results),
+        "reporte exactamente una vez": sum(r.report_ok for r in results),
+        "efectos duplicados (reporte 2+ veces)": sum(r.copies > 1 for r in results),
+        "reportes parciales o faltantes": sum(not r.report_ok and r.copies <= 1 for r in results),
+        "archivos ilegibles tras una muerte": sum(d.problem is not None for d in deaths),
+        "muertes con un .tmp sobrante": sum(d.tmp_left for d in deaths),
+        "tareas donde el modelo recibió is_error": sum(r.told_is_error for r in results),
+        "tareas con algún problema": sum(bool(r.problems) for r in results),
+        "ventanas": Counter(d.window for d in deaths),
+        "última línea impresa": Counter(d.last_line for d in deaths),
+        "ramas de reconcile": Counter(b for r in results for b in r.branches),
+    }

@@ -1,0 +1,160 @@
+"""Propiedades (hypothesis) de load_checkpoint y load_effects, en el mismo proceso.
+
+Para cualquier contenido del archivo, el cargador devuelve algo con la forma esperada o lanza su error
+claro (CheckpointError / LedgerError): nunca un KeyError, un TypeError ni un valor por defecto inventado.
+"""
+
+import json
+import os
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.runner import run_agent_process
+from harness.shapes import checkpoint_problem, ledger_problem
+from solutions import agent as reference
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    """checkpoint.json y effects.json reales del punto A del turno 3, ya parseados."""
+    workdir = tmp_path_factory.mktemp("real")
+    assert run_agent_process(workdir, crash_after="after-save-a:3").killed
+    load = lambda name: json.loads((workdir / name).read_bytes())  # noqa: E731
+    return load("checkpoint.json"), load("effects.json")
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return tmp_path_factory.mktemp("scratch")
+
+
+@contextmanager
+def inside(path):
+    here = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def load_checkpoint_from(scratch, raw):
+    """El punto de control cargado, o el texto de su CheckpointError."""
+    with inside(scratch):
+        with open(reference.CHECKPOINT_PATH, "wb") as f:
+            f.write(raw)
+        try:
+            return reference.load_checkpoint()
+        except reference.CheckpointError as err:
+            return str(err)
+
+
+def load_effects_from(scratch, raw):
+    with inside(scratch):
+        with open(reference.EFFECTS_PATH, "wb") as f:
+            f.write(raw)
+        try:
+            return reference.load_effects()
+        except reference.LedgerError as err:
+            return str(err)
+
+
+def assert_checkpoint_outcome(outcome):
+    if isinstance(outcome, str):
+        assert outcome.startswith(("No se pudo parsear checkpoint.json", "checkpoint.json ")), outcome
+    else:
+        assert outcome["version"] == 1 and checkpoint_problem(outcome) is None
+
+
+def assert_ledger_outcome(outcome):
+    if isinstance(outcome, str):
+        assert outcome.startswith(("No se pudo parsear effects.json", "effects.json no tiene la forma")), (
+            outcome
+        )
+    else:
+        assert isinstance(outcome, dict) and ledger_problem(outcome) is None
+
+
+@SETTINGS
+@given(raw=st.binary(max_size=300))
+def test_any_bytes_as_checkpoint(scratch, raw):
+    assert_checkpoint_outcome(load_checkpoint_from(scratch, raw))
+
+
+@SETTINGS
+@given(value=JSON)
+def test_any_json_as_checkpoint(scratch, value):
+    outcome = load_checkpoint_from(scratch, json.dumps(value).encode())
+    assert isinstance(outcome, str)  # ningún JSON al azar es un punto de control válido
+    assert_checkpoint_outcome(outcome)
+
+
+@SETTINGS
+@given(key=st.sampled_from(sorted(reference.checkpoint("", 0, 0, [], None))), value=JSON)
+def test_a_real_checkpoint_with_one_value_replaced(scratch, real, key, value):
+    cp = json.loads(json.dumps(real[0]))
+    cp[key] = value
+    assert_checkpoint_outcome(load_checkpoint_from(scratch, json.dumps(cp).encode()))
+
+
+@SETTINGS
+@given(cut=st.integers(min_value=0), garbage=st.binary(max_size=3))
+def test_a_real_checkpoint_cut_anywhere_then_garbage(scratch, real, cut, garbage):
+    raw = json.dumps(real[0], ensure_ascii=False, indent=2).encode()
+    outcome = load_checkpoint_from(scratch, raw[: cut % len(raw)] + garbage)
+    assert_checkpoint_outcome(outcome)
+    assert isinstance(outcome, str)  # lo cortado nunca pasa por entero
+
+
+@SETTINGS
+@given(task=st.text(), turns=st.integers(0, 10**6), tokens=st.integers(0, 10**9))
+def test_save_then_load_returns_the_same_checkpoint(scratch, real, task, turns, tokens):
+    cp = reference.checkpoint(task, turns, tokens, real[0]["messages"], real[0]["pendingToolUse"])
+    with inside(scratch):
+        reference.save_checkpoint(cp)
+        assert reference.load_checkpoint() == cp
+
+
+@SETTINGS
+@given(raw=st.binary(max_size=300))
+def test_any_bytes_as_ledger(scratch, raw):
+    assert_ledger_outcome(load_effects_from(scratch, raw))
+
+
+@SETTINGS
+@given(value=JSON)
+def test_any_json_as_ledger(scratch, value):
+    outcome = load_effects_from(scratch, json.dumps(value).encode())
+    assert_ledger_outcome(outcome)
+    assert outcome == {} or isinstance(outcome, str)  # solo {} es un registro válido entre estos
+
+
+@SETTINGS
+@given(field=st.sampled_from(["name", "result", "at"]), value=JSON)
+def test_a_real_ledger_with_one_field_replaced(scratch, real, field, value):
+    effects = json.loads(json.dumps(real[1]))
+    effects["toolu_02"][field] = value
+    assert_ledger_outcome(load_effects_from(scratch, json.dumps(effects).encode()))
+
+
+@SETTINGS
+@given(result=st.text(), tool_use_id=st.text(min_size=1, max_size=12))
+def test_save_effect_then_load_effects(scratch, result, tool_use_id):
+    with inside(scratch):
+        if os.path.exists(reference.EFFECTS_PATH):
+            os.remove(reference.EFFECTS_PATH)
+        entry = {"name": "write_report", "result": result, "at": 1}
+        reference.save_effect(tool_use_id, entry)
+        assert reference.load_effects() == {tool_use_id: entry}

@@ -1,0 +1,71 @@
+"""Dos procesos en un mismo directorio: el segundo se rechaza; un SIGKILL no deja el candado tomado.
+
+El primer agente queda detenido de verdad, sin ganchos de prueba: sales-notes.txt es una FIFO, así que
+read_notes se bloquea al abrirla hasta que alguien escriba del otro lado (nadie lo hace).
+"""
+
+import os
+import shutil
+import signal
+
+import pytest
+from test_bad_input import digest
+
+from harness.lock import WorkdirBusy, workdir_lock
+from harness.runner import REPO_ROOT, run_agent_process, start_agent_process
+from harness.tools import report_copies
+
+NOTES = os.path.join(REPO_ROOT, "harness", "data", "sales-notes.txt")
+
+
+def busy_message(workdir):
+    return (
+        f"Otro proceso del agente ya está trabajando en {os.path.realpath(workdir)}; no se arranca un segundo "
+        "para no mezclar sus escrituras. Espera a que termine (o detenlo) y vuelve a intentarlo: el candado se "
+        "suelta solo cuando ese proceso termina o muere.\n"
+    )
+
+
+@pytest.fixture
+def held(workdir):
+    """Un agente vivo, con el candado, detenido en read_notes del turno 1."""
+    os.mkfifo(workdir / "sales-notes.txt")
+    first = start_agent_process(workdir)
+    assert first.stdout.readline() == "[turn 1][save A] pending=read_notes\n"  # ya tiene el candado
+    yield first
+    if first.poll() is None:
+        first.kill()
+    first.communicate()
+
+
+@pytest.mark.parametrize("resume", [True, False], ids=["--resume", "nueva"])
+def test_a_second_agent_is_refused_and_changes_nothing(workdir, held, resume):
+    before = digest(workdir)
+    second = run_agent_process(workdir, resume=resume)
+    assert (second.returncode, second.stdout, second.stderr) == (1, "", busy_message(workdir))
+    assert digest(workdir) == before  # una corrida nueva no borró el punto de control del primero
+    assert held.poll() is None
+
+
+def test_sigkill_frees_the_lock_and_the_task_resumes(workdir, held):
+    held.send_signal(signal.SIGKILL)
+    assert held.wait() == -signal.SIGKILL
+    os.remove(workdir / "sales-notes.txt")
+    shutil.copy(NOTES, workdir / "sales-notes.txt")
+    run = run_agent_process(workdir, resume=True)
+    assert run.returncode == 0, run.stderr
+    assert run.branch == "rerun" and run.stdout.endswith(
+        "[done] Reporte escrito en report.txt, tarea completa.\n"
+    )
+    assert report_copies(workdir / "report.txt") == 1
+    # El candado es del directorio: no queda ningún archivo de candado.
+    assert sorted(os.listdir(workdir)) == ["checkpoint.json", "effects.json", "report.txt", "sales-notes.txt"]
+
+
+def test_the_lock_is_per_open_directory_even_in_one_process(tmp_path):
+    with workdir_lock(tmp_path):
+        with pytest.raises(WorkdirBusy):
+            with workdir_lock(tmp_path):
+                pass
+    with workdir_lock(tmp_path):  # soltado al salir del bloque
+        pass
