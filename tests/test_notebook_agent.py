@@ -16,7 +16,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from harness.errors import HarnessError
 from harness.export import export_agent, export_cells
-from harness.runner import REPO_ROOT
+from harness.runner import REPO_ROOT, run_agent_process
 
 LESSON_NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
 
@@ -127,3 +127,23 @@ def test_the_lessons_agent_rejects_an_unknown_argument(notebook_agent, workdir):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[0] == "Argumento desconocido: --reanudar"
     assert sorted(p.name for p in workdir.iterdir()) == []  # no tocó nada
+
+
+def snapshot(workdir):
+    return {p.name: p.read_bytes() for p in sorted(workdir.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("resume", [False, True], ids=["nueva", "resume"])
+def test_the_lessons_agent_with_live_and_no_key_touches_nothing(notebook_agent, workdir, resume):
+    # Una caída con el reporte ya escrito: hay report.txt, checkpoint.json y effects.json que perder.
+    crashed = run_agent_process(workdir, crash_after="after-effect-write:3", agent=notebook_agent)
+    assert crashed.killed and {"report.txt", "checkpoint.json"} <= set(snapshot(workdir))
+    before = snapshot(workdir)
+    # run_agent_process copia os.environ: la clave vacía es «falta» para make_live_client.
+    run = run_agent_process(
+        workdir, resume=resume, live=True, agent=notebook_agent, env={"ANTHROPIC_API_KEY": ""}
+    )
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr.startswith("Falta ANTHROPIC_API_KEY:") and run.stderr.count("\n") == 1
+    assert "Traceback" not in run.stderr
+    assert snapshot(workdir) == before
