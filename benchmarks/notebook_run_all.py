@@ -18,11 +18,13 @@ from nbclient import NotebookClient
 
 NOTEBOOKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "notebooks")
 LESSON = os.path.join(NOTEBOOKS, "leccion_6_puntos_de_control.ipynb")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def cleared(path):
     """El notebook como lo deja «Clear All Outputs»: sin salidas, contadores ni tiempos."""
     notebook = nbformat.read(path, as_version=4)
+    notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
@@ -40,10 +42,20 @@ def run_all(path):
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
         coalesce_streams=True,  # un print partido en dos mensajes se guarda igual que entero
         record_timing=False,
+        store_widget_state=False,  # el estado de los widgets lleva ids al azar: cambiaría en cada corrida
     )
     start = time.perf_counter()
     client.execute()
     return time.perf_counter() - start, notebook
+
+
+def without_widget_views(notebook):
+    """Quita de las salidas la vista de widget: apunta a un modelo con id al azar que solo vive en el
+    kernel que la creó; queda el texto alternativo, igual en cada corrida."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    return notebook
 
 
 def main():
@@ -58,7 +70,7 @@ def main():
     print(f"Restart & Run All de {os.path.basename(LESSON)}, {args.runs} corrida(s):")
     print(f"mediana {statistics.median(times):.2f} s · mín {min(times):.2f} s · máx {max(times):.2f} s")
     if args.write:
-        nbformat.write(notebook, LESSON)
+        nbformat.write(without_widget_views(notebook), LESSON)
         print("salidas guardadas en el notebook")
 
 

@@ -30,11 +30,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-LESSON_NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
-STANDALONE_NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "laboratorio_de_caidas.ipynb")
-# El notebook que se abre. Cuando la lección tenga la celda del laboratorio, pasar a LESSON_NOTEBOOK:
+# El notebook que se abre: la lección, con el laboratorio después de «El arnés de verificación»;
 # la prueba busca el widget por su contenido, no por su posición.
-NOTEBOOK = STANDALONE_NOTEBOOK
+NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
 CHOICE = "turno 3 · ② herramienta ejecutada, registro sin escribir"
 SCREENSHOT_DIR = os.path.join(REPO_ROOT, "test-output", "browser")
 # Límites de espera (no afirmaciones de velocidad): si se pasan, algo está roto, no lento.
