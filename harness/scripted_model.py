@@ -21,8 +21,11 @@ from harness.tools import NOTES_PATH, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 MODEL_NAME = "modelo-guionado"
 FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
 VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
-# Más llamadas a herramientas que esto ya no está en ningún guion: mejor fallar que inventar.
-MAX_CALLS = 6
+# Más llamadas a herramientas que esto ya no está en ningún guion: mejor fallar que inventar. Cada
+# muerte en la ventana de write_report agrega un ciclo «is_error → check_report → write_report» (dos
+# llamadas más); el tope queda por encima del MAX_TURNS del agente (10), para que sea su límite, el
+# de la lección, el que corte primero.
+MAX_CALLS = 12
 
 
 class ScriptError(HarnessError):

@@ -3,7 +3,7 @@
 import anthropic
 import pytest
 
-from harness.base_loop import ask_model
+from harness.base_loop import MAX_TURNS, ask_model
 from harness.protocol import block_to_dict
 from harness.scripted_model import FINAL_TEXT, ScriptedModel, ScriptError
 from harness.tools import TOOLS
@@ -73,3 +73,18 @@ def test_past_its_script_it_raises_a_spanish_error():
     failed_read = answer(TASK, reply(TASK), "no existe", is_error=True)
     with pytest.raises(ScriptError, match="no hay respuesta guionada"):
         reply(failed_read)
+
+
+def test_repeated_deaths_in_the_write_window_keep_the_script_going_until_the_agent_limit():
+    """Cada muerte en ① o ② de write_report agrega un ciclo is_error → check_report → write_report;
+    el guion sigue mientras el bucle del agente (MAX_TURNS) no haya cortado."""
+    messages = answer(TASK, reply(TASK), "- Cliente A: algo")
+    messages = answer(messages, reply(messages), "sales-notes.txt tiene 4 palabras")
+    write = reply(messages)
+    for _ in range(4):  # 3 + 2 × 4 = 11 llamadas, una más que MAX_TURNS
+        messages = answer(messages, write, "estado desconocido", is_error=True)
+        check = reply(messages)
+        messages = answer(messages, check, "report.txt no existe: el reporte no se escribió")
+        write = reply(messages)
+        assert write.content[0].name == "write_report"
+    assert int(write.content[0].id.removeprefix("toolu_")) > MAX_TURNS
