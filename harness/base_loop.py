@@ -12,7 +12,9 @@ from harness.tools import run_tool
 # No claude-sonnet-4-5: el SDK lo marca obsoleto (fin de vida: 30 de noviembre de 2026).
 MODEL = "claude-sonnet-5-5"
 MAX_TOKENS = 1024
-MAX_TURNS = 10
+# Un tope de seguridad: la tarea guionada usa 3 turnos, y cada muerte en la ventana de write_report
+# agrega 2 (is_error → check_report → write_report); 20 cubre las 6 muertes por tarea de la tortura.
+MAX_TURNS = 20
 
 
 def ask_model(client, tools, messages):

@@ -23,9 +23,9 @@ FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
 VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
 # Más llamadas a herramientas que esto ya no está en ningún guion: mejor fallar que inventar. Cada
 # muerte en la ventana de write_report agrega un ciclo «is_error → check_report → write_report» (dos
-# llamadas más); el tope queda por encima del MAX_TURNS del agente (10), para que sea su límite, el
+# llamadas más); el tope queda por encima del MAX_TURNS del agente (20), para que sea su límite, el
 # de la lección, el que corte primero.
-MAX_CALLS = 12
+MAX_CALLS = 24
 
 
 class ScriptError(HarnessError):

@@ -81,7 +81,7 @@ def test_repeated_deaths_in_the_write_window_keep_the_script_going_until_the_age
     messages = answer(TASK, reply(TASK), "- Cliente A: algo")
     messages = answer(messages, reply(messages), "sales-notes.txt tiene 4 palabras")
     write = reply(messages)
-    for _ in range(4):  # 3 + 2 × 4 = 11 llamadas, una más que MAX_TURNS
+    for _ in range(MAX_TURNS // 2):  # 3 + 2 × ciclos > MAX_TURNS llamadas
         messages = answer(messages, write, "estado desconocido", is_error=True)
         check = reply(messages)
         messages = answer(messages, check, "report.txt no existe: el reporte no se escribió")
