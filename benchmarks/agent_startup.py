@@ -2,11 +2,17 @@
 
     python benchmarks/agent_startup.py [--runs 21]
 
-Imprime la mediana (y el mínimo y el máximo) de la corrida con caída en after-effect-write:3 y de
-la reanudación, y como referencia el arranque de un intérprete vacío de Python en la misma máquina.
+Imprime la mediana (y el mínimo y el máximo) de la corrida con caída en after-effect-write:3 y de la
+reanudación, y como referencia el arranque de un intérprete vacío en la misma máquina. La última fila
+corre el agente con ``python -S`` (sin los archivos .pth de site-packages, que en esta máquina importan
+certifi en cada arranque): es lo que cuesta el agente mismo, sin el arranque propio de la máquina.
+
+Antes compila el bytecode de harness y solutions, como hace Python solo en la primera corrida de una
+máquina normal (aquí PYTHONDONTWRITEBYTECODE lo impide y cada proceso recompilaría todo).
 """
 
 import argparse
+import compileall
 import os
 import statistics
 import subprocess
@@ -14,7 +20,8 @@ import sys
 import tempfile
 import time
 
-AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "solutions", "agent.py")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+AGENT = os.path.join(ROOT, "solutions", "agent.py")
 
 
 def wall(cmd, cwd, env):
@@ -24,25 +31,30 @@ def wall(cmd, cwd, env):
 
 
 def measure(runs):
-    rows = {"python -c pass": [], "crash run": [], "--resume": []}
+    rows = {"python -c pass": [], "crash run": [], "--resume": [], "crash run, python -S": []}
     with tempfile.TemporaryDirectory() as work:
         env = dict(os.environ, AGENT_WORKDIR=work)
         crash_env = dict(env, CRASH_AFTER="after-effect-write:3")
+        bare_env = dict(crash_env, PYTHONPATH=ROOT)  # sin site-packages, harness se busca en el repo
         for _ in range(runs):
             rows["python -c pass"].append(wall([sys.executable, "-c", "pass"], work, env))
             rows["crash run"].append(wall([sys.executable, AGENT], work, crash_env))
             rows["--resume"].append(wall([sys.executable, AGENT, "--resume"], work, env))
+            rows["crash run, python -S"].append(wall([sys.executable, "-S", AGENT], work, bare_env))
     return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
-    rows = measure(parser.parse_args().runs)
-    print(f"{'qué':<16} {'mediana':>9} {'mín':>9} {'máx':>9}")
+    runs = parser.parse_args().runs
+    for folder in ("harness", "solutions"):
+        compileall.compile_dir(os.path.join(ROOT, folder), quiet=1)
+    rows = measure(runs)
+    print(f"{'qué':<22} {'mediana':>9} {'mín':>9} {'máx':>9}")
     for name, times in rows.items():
         ms = [t * 1000 for t in times]
-        print(f"{name:<16} {statistics.median(ms):7.1f}ms {min(ms):7.1f}ms {max(ms):7.1f}ms")
+        print(f"{name:<22} {statistics.median(ms):7.1f}ms {min(ms):7.1f}ms {max(ms):7.1f}ms")
 
 
 if __name__ == "__main__":
