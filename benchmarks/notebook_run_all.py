@@ -1,6 +1,6 @@
 """Mide un «Restart & Run All» limpio del notebook de la lección: kernel nuevo, todas las celdas.
 
-    python benchmarks/notebook_run_all.py [--runs 5] [--write]
+    python benchmarks/notebook_run_all.py [--runs 5] [--write] [--notebook notebooks/otro.ipynb]
 
 Cada corrida parte del notebook sin salidas, arranca un kernel nuevo en notebooks/ (como JupyterLab),
 ejecuta todo y apaga el kernel; imprime la mediana, el mínimo y el máximo del tiempo de pared.
@@ -62,15 +62,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="guardar las salidas de la última corrida")
+    parser.add_argument("--notebook", default=LESSON, help="otro notebook de notebooks/ (por omisión, la lección)")
     args = parser.parse_args()
     times = []
     for _ in range(args.runs):
-        seconds, notebook = run_all(LESSON)
+        seconds, notebook = run_all(args.notebook)
         times.append(seconds)
-    print(f"Restart & Run All de {os.path.basename(LESSON)}, {args.runs} corrida(s):")
+    print(f"Restart & Run All de {os.path.basename(args.notebook)}, {args.runs} corrida(s):")
     print(f"mediana {statistics.median(times):.2f} s · mín {min(times):.2f} s · máx {max(times):.2f} s")
     if args.write:
-        nbformat.write(without_widget_views(notebook), LESSON)
+        nbformat.write(without_widget_views(notebook), args.notebook)
         print("salidas guardadas en el notebook")
 
 
