@@ -145,10 +145,10 @@ def _next_step(messages):
 class _ScriptedMessages:
     def create(self, *, model, max_tokens, messages, tools=(), **_):
         """Como ``client.messages.create`` del SDK: valida la conversación y responde el guion."""
+        _log_request(messages)  # antes de validar: las pruebas revisan también lo que se rechazaría
         error = pairing_error(messages)
         if error:
             raise ScriptError(f"la API rechazaría esta conversación (400): {error}")
-        _log_request(messages)
         jitter()  # solo con AGENT_JITTER_MS: un modelo real también tarda
         calls = len(_tool_uses(messages))
         if calls >= MAX_CALLS:

@@ -302,7 +302,7 @@ def run_agent(client, task, tools, resume=False, point_a=True):
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
     if set(args) - OPTIONS:
-        print(f"Argumento desconocido: {' '.join(sorted(set(args) - OPTIONS))}\n{USAGE}", file=sys.stderr)
+        print(f"Argumento desconocido: {' '.join(sorted(set(args) - OPTIONS))}. {USAGE}", file=sys.stderr)
         return 2
     resume = "--resume" in args
     variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]

@@ -120,12 +120,12 @@ def test_the_lessons_agent_never_comes_from_solutions():
         assert not [m for m in modules if m and m.split(".")[0] == "solutions"]
 
 
-def test_the_lessons_agent_rejects_an_unknown_argument(notebook_agent, workdir):
-    done = subprocess.run(
-        [sys.executable, str(notebook_agent), "--reanudar"], cwd=workdir, capture_output=True, text=True
-    )
+def test_both_agents_reject_an_unknown_argument_in_one_line(agent, workdir):
+    done = subprocess.run([sys.executable, str(agent), "--reanudar"], cwd=workdir, capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == "Argumento desconocido: --reanudar"
+    # DESIGN: una sola línea clara en stderr, que nombra lo que sobra y dice el uso.
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("Argumento desconocido: --reanudar.")
+    assert "--resume" in done.stderr
     assert sorted(p.name for p in workdir.iterdir()) == []  # no tocó nada
 
 
