@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-AGENT = os.path.join(ROOT, "solutions", "agent.py")
+from harness.runner import REFERENCE_AGENT as AGENT
+from harness.runner import REPO_ROOT as ROOT
 
 
 def wall(cmd, cwd, env):
@@ -31,16 +31,16 @@ def wall(cmd, cwd, env):
 
 
 def measure(runs):
-    rows = {"python -c pass": [], "crash run": [], "--resume": [], "crash run, python -S": []}
+    rows = {"python -c pass": [], "corrida con caída": [], "--resume": [], "con caída, python -S": []}
     with tempfile.TemporaryDirectory() as work:
         env = dict(os.environ, AGENT_WORKDIR=work)
         crash_env = dict(env, CRASH_AFTER="after-effect-write:3")
         bare_env = dict(crash_env, PYTHONPATH=ROOT)  # sin site-packages, harness se busca en el repo
         for _ in range(runs):
             rows["python -c pass"].append(wall([sys.executable, "-c", "pass"], work, env))
-            rows["crash run"].append(wall([sys.executable, AGENT], work, crash_env))
+            rows["corrida con caída"].append(wall([sys.executable, AGENT], work, crash_env))
             rows["--resume"].append(wall([sys.executable, AGENT, "--resume"], work, env))
-            rows["crash run, python -S"].append(wall([sys.executable, "-S", AGENT], work, bare_env))
+            rows["con caída, python -S"].append(wall([sys.executable, "-S", AGENT], work, bare_env))
     return rows
 
 

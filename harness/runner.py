@@ -4,6 +4,8 @@ Lo usan el laboratorio de caídas, las pruebas ocultas de los ejercicios y las p
 cada corrida es un proceso nuevo que solo tiene el disco, y una caída termina ese proceso de verdad.
 """
 
+import functools
+import importlib.util
 import os
 import subprocess
 import sys
@@ -12,6 +14,16 @@ from typing import NamedTuple
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE_AGENT = os.path.join(REPO_ROOT, "solutions", "agent.py")
 KILLED = 137
+
+
+@functools.cache
+def load_reference_agent():
+    """El agente de referencia como módulo, cargado una vez por proceso: quien lo necesita usa sus
+    propias funciones (cargadores, registro) en vez de copiarlas."""
+    spec = importlib.util.spec_from_file_location("reference_agent", REFERENCE_AGENT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 # Cómo se reconoce en el log cada rama de reconcile al reanudar.
 BRANCH_MARKERS = {

@@ -11,7 +11,6 @@ Lo usan ``tests/test_kill_torture.py`` (pocas tareas) y ``benchmarks/kill_tortur
 completa, con el resumen).
 """
 
-import importlib.util
 import json
 import os
 import random
@@ -24,9 +23,11 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
 
-from harness.runner import REFERENCE_AGENT, AgentRun, start_agent_process
+from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE
+from harness.runner import AgentRun, load_reference_agent, start_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
+from harness.workdir import inside
 
 JITTER_MS = "20"  # máximo de cada demora al azar: reparte las muertes por todo el turno
 MAX_DEATHS = 6  # por tarea; después se deja terminar, para que toda tarea acabe
@@ -55,37 +56,16 @@ class TaskResult(NamedTuple):
     problems: list
 
 
-def _load_agent():
-    """El agente de referencia como módulo, para usar sus propios cargadores."""
-    spec = importlib.util.spec_from_file_location("reference_agent", REFERENCE_AGENT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_AGENT = None
-
-
-def _agent():
-    global _AGENT
-    if _AGENT is None:
-        _AGENT = _load_agent()
-    return _AGENT
-
-
 def load_files(workdir):
     """(checkpoint, registro, problema): cada archivo cargado con el cargador del agente, None si falta."""
-    agent, here = _agent(), os.getcwd()
-    os.chdir(
-        workdir
-    )  # los cargadores usan rutas relativas, como el agente; cada proceso del pool tiene su cwd
-    try:
-        cp = agent.load_checkpoint() if os.path.exists(agent.CHECKPOINT_PATH) else None
-        return cp, agent.load_effects(), None
-    except agent.HarnessError as err:
-        return None, None, str(err)
-    finally:
-        os.chdir(here)
+    agent = load_reference_agent()
+    # Los cargadores usan rutas relativas, como el agente; cada proceso del pool tiene su cwd.
+    with inside(workdir):
+        try:
+            cp = agent.load_checkpoint() if os.path.exists(agent.CHECKPOINT_PATH) else None
+            return cp, agent.load_effects(), None
+        except agent.HarnessError as err:
+            return None, None, str(err)
 
 
 def window_of(cp, effects, workdir):

@@ -1,6 +1,9 @@
-"""Entrar al directorio de trabajo del agente, con un error claro si no sirve."""
+"""Entrar al directorio de trabajo del agente, con un error claro si no sirve; y carpetas de trabajo
+para los ejercicios y las pruebas (vaciar una, entrar y volver)."""
 
+import contextlib
 import os
+import shutil
 
 from harness.errors import HarnessError, os_reason
 
@@ -25,3 +28,22 @@ def enter_workdir(path):
             f"No se puede escribir en el directorio de trabajo {os.path.abspath('.')}; el agente no toca "
             "nada ahí. Dale permiso de escritura (o elige otro AGENT_WORKDIR) y vuelve a intentarlo."
         )
+
+
+def fresh_dir(path):
+    """Borra ``path`` y lo crea vacío (devuelve ``path``): cada corrida empieza de cero."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+@contextlib.contextmanager
+def inside(path):
+    """Entra a ``path`` durante el bloque y vuelve a la carpeta de antes, aunque haya un error: los
+    cargadores del agente usan rutas relativas."""
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield path
+    finally:
+        os.chdir(before)

@@ -132,12 +132,18 @@ def exported(course_dir):
         return {row["student_id"]: row for row in csv.DictReader(f)}
 
 
-def test_sample_class_gets_its_honest_scores(course):
+@pytest.fixture(scope="module")
+def graded(course):
+    """La clase de muestra entregada y calificada una vez (autograde es lo que más tarda)."""
     course_dir, released = course
     submit(course_dir, released, CLASS)
     done = nbgrader(course_dir, "autograde", ASSIGNMENT, f"--Execute.timeout={SHORT_TIMEOUT}", check=False)
     assert done.returncode == 0, done.stderr[-3000:]
+    return course_dir
 
+
+def test_sample_class_gets_its_honest_scores(graded):
+    course_dir = graded  # la carpeta del curso, ya calificada
     assert notebook_scores(course_dir) == EXPECTED
     grades = exported(course_dir)
     for student, scores in EXPECTED.items():
@@ -154,22 +160,16 @@ def test_sample_class_gets_its_honest_scores(course):
             assert os.path.exists(page), page
 
 
-def test_edited_and_deleted_test_cells_are_restored(course):
-    """Depende de la corrida de la prueba anterior: las celdas de prueba volvieron desde la base."""
-    course_dir, _ = course
-    graded = os.path.join(course_dir, "autograded", "edita_prueba", ASSIGNMENT)
-    if not os.path.isdir(graded):
-        pytest.skip("la clase de muestra no se calificó")
-    cells = cells_by_id(os.path.join(graded, f"{NIVEL_1}.ipynb"))
+def test_edited_and_deleted_test_cells_are_restored(graded):
+    """Las celdas de prueba editadas o borradas volvieron desde la base de nbgrader."""
+    folder = os.path.join(graded, "autograded", "edita_prueba", ASSIGNMENT)
+    cells = cells_by_id(os.path.join(folder, f"{NIVEL_1}.ipynb"))
     assert "### BEGIN HIDDEN TESTS" in cells["prueba_momento_2"].source
     assert "prueba_momento_3" in cells
-    assert "prueba_script" in cells_by_id(os.path.join(graded, f"{NIVEL_2}.ipynb"))
+    assert "prueba_script" in cells_by_id(os.path.join(folder, f"{NIVEL_2}.ipynb"))
 
 
-def test_a_looping_cell_is_cut_and_reported(course):
-    course_dir, _ = course
-    graded = os.path.join(course_dir, "autograded", "bucle", ASSIGNMENT, f"{NIVEL_1}.ipynb")
-    if not os.path.exists(graded):
-        pytest.skip("la clase de muestra no se calificó")
-    outputs = cells_by_id(graded)["momento_3"].outputs
+def test_a_looping_cell_is_cut_and_reported(graded):
+    notebook = os.path.join(graded, "autograded", "bucle", ASSIGNMENT, f"{NIVEL_1}.ipynb")
+    outputs = cells_by_id(notebook)["momento_3"].outputs
     assert [o.ename for o in outputs if o.output_type == "error"], json.dumps(outputs)[:500]

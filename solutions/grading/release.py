@@ -17,7 +17,8 @@ import sys
 import tempfile
 
 import nbformat
-from nbclient import NotebookClient
+
+from harness.notebook_run import execute, write
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(HERE, "nbgrader_config.py")
@@ -54,12 +55,9 @@ def generate(course_dir):
 
 
 def execute_in_notebooks(path):
-    """Ejecuta el notebook desde notebooks/ y guarda sus salidas (sin marcas de tiempo)."""
-    nb = nbformat.read(path, as_version=4)
-    # Las celdas sin responder lanzan NotImplementedError: van marcadas raises-exception, y nbclient
-    # falla ante cualquier otra excepción.
-    NotebookClient(nb, resources={"metadata": {"path": NOTEBOOKS}}, record_timing=False).execute()
-    nbformat.write(nb, path)
+    """Ejecuta el notebook desde notebooks/, como nbval, y guarda sus salidas reales. Las celdas sin
+    responder lanzan NotImplementedError: van marcadas raises-exception; cualquier otro error falla."""
+    write(execute(nbformat.read(path, as_version=4), NOTEBOOKS), path)
 
 
 def main():
