@@ -19,20 +19,13 @@ import subprocess
 import ipywidgets as w
 
 from harness import crash_lab_view as view
-from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE, read_disk_state
+from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES, read_disk_state
 from harness.runner import REFERENCE_AGENT, REPO_ROOT, run_agent_process
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
 # Los archivos que deja una corrida: Reiniciar borra solo estos, nunca la carpeta entera.
-LAB_FILES = (
-    CHECKPOINT_FILE,
-    EFFECTS_FILE,
-    REPORT_PATH,
-    NOTES_PATH,
-    CHECKPOINT_FILE + ".tmp",
-    EFFECTS_FILE + ".tmp",
-)
+LAB_FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, NOTES_PATH, *TMP_FILES)
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
@@ -121,9 +114,6 @@ class CrashLab:
     def summary(self):
         """El último paso en texto plano, siempre igual para la misma elección."""
         return view.summary_text(self.last)
-
-    def summary_html(self):
-        return view.summary_html(self.last)
 
     # —— Lanzar procesos y registrar pasos ——
 

@@ -265,10 +265,3 @@ def log_html(step):
         + "\n".join(rows)
         + "</pre>"
     )
-
-
-def summary_html(step):
-    return (
-        f"<div><b>{ACTIONS[step.action]}</b>: {html.escape(step.message)}</div>"
-        f"{log_html(step)}{disk_html(step)}"
-    )

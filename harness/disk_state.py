@@ -13,6 +13,8 @@ from harness.tools import REPORT_PATH, report_copies
 
 CHECKPOINT_FILE = "checkpoint.json"
 EFFECTS_FILE = "effects.json"
+# Los temporales de write_durable que una muerte a mitad de escritura puede dejar; nunca se leen.
+TMP_FILES = (CHECKPOINT_FILE + ".tmp", EFFECTS_FILE + ".tmp")
 
 
 class DiskState(NamedTuple):
@@ -21,6 +23,11 @@ class DiskState(NamedTuple):
     checkpoint: object
     ledger: object
     report_copies: int
+
+    @property
+    def entries(self):
+        """Las anotaciones del registro; {} si falta o no se puede leer, para consultarlo sin más."""
+        return self.ledger if isinstance(self.ledger, dict) else {}
 
     @property
     def pending(self):

@@ -7,10 +7,10 @@ predicción de cada estudiante con esa medición.
 """
 
 import os
-import shutil
 
 from harness.disk_state import last_tool_results, read_disk_state
 from harness.runner import BRANCH_MARKERS, run_agent_process
+from harness.workdir import fresh_dir
 
 # Los tres momentos de la lección en el turno de write_report, como etiquetas de CRASH_AFTER.
 MOMENTS = {1: "after-save-a:3", 2: "after-tool:3", 3: "after-save-b:3"}
@@ -34,16 +34,13 @@ FIELDS = {
 
 def reset_workdir():
     """Borra ``_trabajo/nivel_1`` (relativo a la carpeta del notebook): cada corrida empieza de cero."""
-    shutil.rmtree(WORKDIR, ignore_errors=True)
-    os.makedirs(WORKDIR)
+    fresh_dir(WORKDIR)
 
 
 def crash_at(n):
     """Corre el agente desde cero hasta morir en el momento n; devuelve (carpeta, estado en disco)."""
     # Absoluta: el runner cambia de carpeta y además pasa la ruta en AGENT_WORKDIR.
-    workdir = os.path.abspath(os.path.join(WORKDIR, f"momento_{n}"))
-    shutil.rmtree(workdir, ignore_errors=True)
-    os.makedirs(workdir)
+    workdir = fresh_dir(os.path.abspath(os.path.join(WORKDIR, f"momento_{n}")))
     run = run_agent_process(workdir, crash_after=MOMENTS[n])
     if not run.killed:
         raise RuntimeError(f"el agente no murió en {MOMENTS[n]}: {run.stderr.strip() or run.stdout}")
@@ -53,13 +50,12 @@ def crash_at(n):
 def observe(n):
     """Lo que de verdad pasa en el momento n, con las mismas claves que la predicción."""
     workdir, state = crash_at(n)
-    ledger = state.ledger if isinstance(state.ledger, dict) else {}
     messages = state.checkpoint.get("messages", [])
     pending = state.pending
     return {
         "pending_tool_use": pending["name"] if pending else None,
         "tool_result_in_messages": TOOL_USE_ID in last_tool_results(messages),
-        "ledger_has_entry": TOOL_USE_ID in ledger,
+        "ledger_has_entry": TOOL_USE_ID in state.entries,
         "reconcile_branch": run_agent_process(workdir, resume=True).branch,
         "report_exists": state.report_copies > 0,
     }
@@ -68,7 +64,7 @@ def observe(n):
 def what_reconcile_reads(n):
     """checkpoint.json y effects.json tras morir en n, sin la marca de tiempo ``at`` del registro."""
     _, state = crash_at(n)
-    ledger = {tid: {k: v for k, v in e.items() if k != "at"} for tid, e in (state.ledger or {}).items()}
+    ledger = {tid: {k: v for k, v in e.items() if k != "at"} for tid, e in state.entries.items()}
     return state.checkpoint, ledger
 
 
@@ -81,11 +77,19 @@ def field_problem(key, value, truth):
     """Qué está mal en una respuesta (None si coincide con la medición), sin decir la correcta."""
     types, hint = FIELDS[key]
     if not isinstance(value, types) or (key == "reconcile_branch" and value not in BRANCHES):
-        allowed = " o ".join(map(repr, BRANCHES)) if key == "reconcile_branch" else "True o False"
-        return f"valor no válido ({value!r}): usa {'un nombre de herramienta o None' if key == 'pending_tool_use' else allowed}"
+        return f"valor no válido ({value!r}): usa {_allowed(key)}"
     if value != truth:
         return f"no coincide con lo que quedó en disco. Pista: {hint}"
     return None
+
+
+def _allowed(key):
+    """Qué valores acepta ``key``, para decirlo sin revelar cuál es el correcto."""
+    if key == "pending_tool_use":
+        return "un nombre de herramienta o None"
+    if key == "reconcile_branch":
+        return " o ".join(map(repr, BRANCHES))
+    return "True o False"
 
 
 def mismatches(prediction, truth):

@@ -5,15 +5,13 @@ vuelve); el script de reproducción, en procesos aparte, como se ejecutaría en 
 marcado local del notebook y las pruebas ocultas del instructor usan las mismas funciones.
 """
 
-import contextlib
-import importlib.util
 import os
-import shutil
 
 from harness import crash, tools
 from harness.disk_state import read_disk_state
-from harness.runner import REFERENCE_AGENT, run_agent_process
+from harness.runner import load_reference_agent, run_agent_process
 from harness.tools import REPORT_PATH, REPORT_TITLE, ToolError
+from harness.workdir import fresh_dir, inside
 
 WORKDIR = os.path.join("_trabajo", "nivel_2")
 SCRIPT = os.path.join(WORKDIR, "reproducir_orden.py")
@@ -26,36 +24,19 @@ WRITE_REPORT_CALL = [{"type": "tool_use", "id": TOOL_USE_ID, "name": "write_repo
 CRASH_BETWEEN = {"prod": "after-effect-write:1", "fixed": "after-tool:1"}
 
 
-def _reference_agent():
-    """El agente de referencia como módulo: el registro de la lección, sin copiarlo."""
-    spec = importlib.util.spec_from_file_location("reference_agent", REFERENCE_AGENT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_agent = _reference_agent()
+# El registro de la lección, el del agente de referencia, sin copiarlo.
+_agent = load_reference_agent()
 save_effect, now_ms = _agent.save_effect, _agent.now_ms
 
 
 def reset_workdir():
     """Borra ``_trabajo/nivel_2`` (relativo a la carpeta del notebook): cada corrida empieza de cero."""
-    shutil.rmtree(WORKDIR, ignore_errors=True)
-    os.makedirs(WORKDIR)
+    fresh_dir(WORKDIR)
 
 
-@contextlib.contextmanager
-def inside(name):
-    """Entra a una carpeta vacía de ``_trabajo/nivel_2`` y vuelve a la de antes al salir."""
-    path = os.path.abspath(os.path.join(WORKDIR, name))
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path)
-    before = os.getcwd()
-    os.chdir(path)
-    try:
-        yield path
-    finally:
-        os.chdir(before)
+def scratch(name):
+    """Una carpeta vacía de ``_trabajo/nivel_2``, absoluta: sigue valiendo después de entrar en ella."""
+    return fresh_dir(os.path.abspath(os.path.join(WORKDIR, name)))
 
 
 class ToolCrash:
@@ -87,12 +68,6 @@ class ToolCrash:
             os.environ["CRASH_AFTER"] = self.saved_env
 
 
-def _ledger():
-    """El registro tal cual está en disco (una anotación con result null también cuenta)."""
-    ledger = read_disk_state().ledger
-    return ledger if isinstance(ledger, dict) else {}
-
-
 def _call(fn, content):
     """(resultado, error) de ``fn(content)``; NotImplementedError sigue de largo."""
     try:
@@ -105,9 +80,9 @@ def _call(fn, content):
 
 def check_normal_run(fn):
     """Sin caída: el registro guarda el resultado real y el tool_result lo devuelve."""
-    with inside("sin_caida"):
+    with inside(scratch("sin_caida")):
         results, error = _call(fn, WRITE_REPORT_CALL)
-        entry, copies = _ledger().get(TOOL_USE_ID), tools.report_copies()
+        entry, copies = read_disk_state().entries.get(TOOL_USE_ID), tools.report_copies()
     if error:
         return f"lanzó {type(error).__name__}: {error}"
     if copies != 1:
@@ -123,9 +98,9 @@ def check_normal_run(fn):
 def check_failing_tool(fn):
     """Si la herramienta falla, el registro no dice «ya está hecho»."""
     broken = [{**WRITE_REPORT_CALL[0], "input": {"path": REPORT_PATH}}]  # sin «content»: ToolError
-    with inside("herramienta_falla"):
+    with inside(scratch("herramienta_falla")):
         results, error = _call(fn, broken)
-        entry = _ledger().get(TOOL_USE_ID)
+        entry = read_disk_state().entries.get(TOOL_USE_ID)
     if entry is not None:
         return "la herramienta falló y aun así effects.json tiene una anotación para toolu_03"
     if error is not None and not isinstance(error, ToolError):
@@ -137,9 +112,9 @@ def check_failing_tool(fn):
 
 def check_crash_after_tool(fn):
     """Caída justo cuando la herramienta vuelve: el reporte existe y el registro no lo anota."""
-    with inside("caida_tras_herramienta"), ToolCrash("write_report") as injected:
+    with inside(scratch("caida_tras_herramienta")), ToolCrash("write_report") as injected:
         _call(fn, WRITE_REPORT_CALL)  # la caída puede propagarse o volver como is_error: da igual
-        entry, copies = _ledger().get(TOOL_USE_ID), tools.report_copies()
+        entry, copies = read_disk_state().entries.get(TOOL_USE_ID), tools.report_copies()
     if not injected.fired:
         return "la caída inyectada no llegó: llama a la herramienta con run_tool(name, input)"
     if copies != 1:
@@ -154,9 +129,9 @@ def check_crash_after_tool(fn):
 def check_two_calls(fn):
     """Dos tool_use en un mismo turno: los dos quedan anotados con su resultado real."""
     read = {"type": "tool_use", "id": "toolu_02", "name": "count_words", "input": {"path": REPORT_PATH}}
-    with inside("dos_llamadas"):
+    with inside(scratch("dos_llamadas")):
         results, error = _call(fn, [*WRITE_REPORT_CALL, read])
-        ledger = _ledger()
+        ledger = read_disk_state().entries
     if error:
         return f"lanzó {type(error).__name__}: {error}"
     got = [(r.get("tool_use_id"), r.get("content")) for r in results or []]
@@ -198,10 +173,8 @@ def check_fixed_function(fn):
 def run_script(order, crash_after, script=SCRIPT):
     """``ORDER=order CRASH_AFTER=… python script`` en una carpeta nueva; (corrida, estado en disco)."""
     workdir = os.path.abspath(os.path.join(WORKDIR, f"script_{order}_{crash_after or 'sin_caida'}"))
-    shutil.rmtree(workdir, ignore_errors=True)
-    os.makedirs(workdir)
     run = run_agent_process(
-        workdir, agent=os.path.abspath(script), crash_after=crash_after, env={"ORDER": order}
+        fresh_dir(workdir), agent=os.path.abspath(script), crash_after=crash_after, env={"ORDER": order}
     )
     return run, read_disk_state(workdir)
 
@@ -215,7 +188,7 @@ def check_prod_crash(script=SCRIPT):
     run, state = run_script("prod", CRASH_BETWEEN["prod"], script)
     if not run.killed:
         return _failure(run)
-    entry = (state.ledger or {}).get(TOOL_USE_ID) if isinstance(state.ledger, dict) else None
+    entry = state.entries.get(TOOL_USE_ID)
     if not isinstance(entry, dict) or "result" not in entry or entry["result"] is not None:
         return "con ORDER=prod, effects.json tenía que quedar con toolu_03 y result null"
     if state.report_copies:
@@ -227,7 +200,7 @@ def check_fixed_crash(script=SCRIPT):
     run, state = run_script("fixed", CRASH_BETWEEN["fixed"], script)
     if not run.killed:
         return _failure(run)
-    if isinstance(state.ledger, dict) and TOOL_USE_ID in state.ledger:
+    if TOOL_USE_ID in state.entries:
         return "con ORDER=fixed, effects.json no debería tener anotación para toolu_03"
     if state.report_copies != 1:
         return "con ORDER=fixed la herramienta corre antes de la caída: report.txt tenía que existir"
@@ -238,7 +211,7 @@ def check_runs_without_crash(script=SCRIPT):
     """Sin CRASH_AFTER los dos órdenes terminan; solo el corregido anota un resultado real."""
     for order, result_is_real in (("prod", False), ("fixed", True)):
         run, state = run_script(order, None, script)
-        entry = (state.ledger or {}).get(TOOL_USE_ID) if isinstance(state.ledger, dict) else None
+        entry = state.entries.get(TOOL_USE_ID)
         if run.returncode != 0:
             return f"sin caída, ORDER={order} terminó con código {run.returncode}"
         if state.report_copies != 1 or not isinstance(entry, dict):

@@ -19,8 +19,20 @@ def _blocks(message):
     return content if isinstance(content, list) else []
 
 
+def all_blocks(messages):
+    """Cada bloque (dict) de cada mensaje; un contenido de texto no tiene bloques."""
+    for message in messages:
+        yield from (b for b in _blocks(message) if isinstance(b, dict))
+
+
+def blocks_of(messages, block_type):
+    """Los bloques ``block_type`` («tool_use», «tool_result») de ``messages``, en orden: la única
+    manera de buscarlos, para que el arnés, el modelo guionado y las revisiones lean lo mismo."""
+    return [b for b in all_blocks(messages) if b.get("type") == block_type]
+
+
 def _ids(message, block_type, key):
-    return [b.get(key) for b in _blocks(message) if isinstance(b, dict) and b.get("type") == block_type]
+    return [b.get(key) for b in blocks_of([message], block_type)]
 
 
 def pairing_error(messages):

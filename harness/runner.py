@@ -25,6 +25,7 @@ def load_reference_agent():
     spec.loader.exec_module(module)
     return module
 
+
 # Cómo se reconoce en el log cada rama de reconcile al reanudar.
 BRANCH_MARKERS = {
     "hit": "acierto en el registro",

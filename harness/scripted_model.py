@@ -15,7 +15,7 @@ import os
 
 from harness.errors import HarnessError
 from harness.jitter import jitter
-from harness.protocol import pairing_error
+from harness.protocol import blocks_of, pairing_error
 from harness.tools import NOTES_PATH, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 
 MODEL_NAME = "modelo-guionado"
@@ -89,23 +89,13 @@ def _text(content):
 
 
 def _tool_uses(messages):
-    return {
-        b["id"]: b
-        for m in messages
-        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
-        for b in m["content"]
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-    }
+    """Las llamadas pedidas por id; solo cuentan las del asistente, que es quien las pide."""
+    assistant = [m for m in messages if m.get("role") == "assistant"]
+    return {b["id"]: b for b in blocks_of(assistant, "tool_use")}
 
 
 def _results(messages):
-    return {
-        b.get("tool_use_id"): b
-        for m in messages
-        if isinstance(m.get("content"), list)
-        for b in m["content"]
-        if isinstance(b, dict) and b.get("type") == "tool_result"
-    }
+    return {b.get("tool_use_id"): b for b in blocks_of(messages, "tool_result")}
 
 
 def _write_input(messages):

@@ -7,7 +7,7 @@ frase en español, o None si la forma es la esperada; quien llama decide el mens
 
 import json
 
-from harness.protocol import pairing_error
+from harness.protocol import blocks_of, pairing_error
 from harness.tools import TOOL_IMPLS
 
 CHECKPOINT_KEYS = ("version", "task", "turns", "tokensUsed", "messages", "pendingToolUse")
@@ -63,16 +63,6 @@ def messages_problem(messages):
     return None
 
 
-def _used_ids(messages):
-    return {
-        b.get("id")
-        for m in messages
-        if isinstance(m["content"], list)
-        for b in m["content"]
-        if b["type"] == "tool_use"
-    }
-
-
 def pending_problem(pending, messages):
     if pending is None:
         return None
@@ -82,7 +72,7 @@ def pending_problem(pending, messages):
         return f"«pendingToolUse» nombra una herramienta desconocida: {_shown(pending.get('name'))}"
     if not isinstance(pending.get("input"), dict):
         return "«pendingToolUse.input» debe ser un objeto"
-    if pending["id"] in _used_ids(messages):
+    if pending["id"] in {b.get("id") for b in blocks_of(messages, "tool_use")}:
         return f"«pendingToolUse» repite el id {pending['id']}, que ya está respondido en «messages»"
     return None
 

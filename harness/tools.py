@@ -79,9 +79,10 @@ def check_report(tool_input):
     path = _path(tool_input)
     if not os.path.exists(path):
         return f"{tool_input['path']} no existe: {REPORT_MISSING}"
-    if report_copies(path) == 0:  # una muerte entre crear el archivo y escribirlo lo deja vacío
+    copies = report_copies(path)
+    if copies == 0:  # una muerte entre crear el archivo y escribirlo lo deja vacío
         return f"{tool_input['path']} existe pero no contiene el reporte: {REPORT_MISSING}"
-    return f"{tool_input['path']} existe y contiene el reporte {report_copies(path)} vez/veces"
+    return f"{tool_input['path']} existe y contiene el reporte {copies} vez/veces"
 
 
 TOOL_IMPLS = {

@@ -23,7 +23,8 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
 
-from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE
+from harness.disk_state import CHECKPOINT_FILE
+from harness.protocol import all_blocks, blocks_of
 from harness.runner import AgentRun, load_reference_agent, start_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
@@ -139,21 +140,26 @@ def log_problems(log_path):
             except ValueError:
                 problems.append(f"línea {n} del log ilegible")
                 continue
-            problems += [f"pedido {n}: {p}" for p in pairing_problems(conversation)]
-            for m in conversation:
-                for b in m["content"] if isinstance(m["content"], list) else []:
-                    told |= bool(b.get("is_error"))
-                    if b.get("type") == "tool_use":  # un mismo id nunca puede nombrar dos llamadas distintas
-                        seen = calls.setdefault(b["id"], (b["name"], b["input"]))
-                        if seen != (b["name"], b["input"]):
-                            problems.append(f"pedido {n}: {b['id']} cambió de llamada")
+            found = pairing_problems(conversation) + changed_calls(conversation, calls)
+            problems += [f"pedido {n}: {p}" for p in found]
+            told |= any(b.get("is_error") for b in all_blocks(conversation))
     return problems, told
+
+
+def changed_calls(conversation, calls):
+    """Un mismo tool_use_id nunca puede nombrar dos llamadas distintas; ``calls`` (id → (nombre,
+    entrada)) acumula lo visto en los pedidos anteriores."""
+    return [
+        f"{b['id']} cambió de llamada"
+        for b in blocks_of(conversation, "tool_use")
+        if calls.setdefault(b["id"], (b["name"], b["input"])) != (b["name"], b["input"])
+    ]
 
 
 def run_once(workdir, env, kill_after):
     """Una corrida del agente; si ``kill_after`` no es None, SIGKILL a esos segundos (si sigue viva)."""
     proc = start_agent_process(
-        workdir, resume=os.path.exists(os.path.join(workdir, "checkpoint.json")), env=env
+        workdir, resume=os.path.exists(os.path.join(workdir, CHECKPOINT_FILE)), env=env
     )
     try:
         proc.wait(timeout=60 if kill_after is None else kill_after)
@@ -165,40 +171,56 @@ def run_once(workdir, env, kill_after):
 
 def run_task(seed, horizon, expected_report):
     """Una tarea completa con muertes al azar; devuelve lo observado, sin afirmar nada."""
-    rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
         log = os.path.join(workdir, "..", f"{os.path.basename(workdir)}.jsonl")
         env = {"AGENT_JITTER_MS": JITTER_MS, "SCRIPTED_MODEL_LOG": log}
-        deaths, branches, problems, final = [], [], [], None
-        runs = 0
         try:
-            while final is None and runs < MAX_RUNS:
-                first = runs == 0
-                kill = first or (len(deaths) < MAX_DEATHS and rng.random() < RESUME_KILL_CHANCE)
-                run = run_once(workdir, env, rng.uniform(0, horizon) if kill else None)
-                runs += 1
-                if run.branch is not None:
-                    branches.append(run.branch)
-                done = [line for line in run.stdout.splitlines() if line.startswith("[done] ")]
-                if done:  # terminó (aunque la señal llegara justo después de imprimirlo)
-                    final = done[-1][len("[done] ") :]
-                elif run.returncode == -signal.SIGKILL:
-                    deaths.append(_death(workdir, run.stdout))
-                else:
-                    problems.append(f"salida {run.returncode}: {run.stderr.strip()[:200]}")
-                    break
-            copies = report_copies(os.path.join(workdir, REPORT_PATH))
-            report_ok = _read(os.path.join(workdir, REPORT_PATH)) == expected_report
-            log_found, told = log_problems(log) if os.path.exists(log) else (["no hay log"], False)
-            problems += log_found + [d.problem for d in deaths if d.problem]
-            _, _, final_problem = load_files(workdir)
-            problems += [final_problem] if final_problem else []
+            runs, final, deaths, branches, problems = run_until_done(
+                workdir, env, random.Random(seed), horizon
+            )
+            copies, report_ok, told, found = final_checks(workdir, log, expected_report, deaths)
         finally:
             if os.path.exists(log):
                 os.remove(log)
+    problems += found
     if final not in (FINAL_TEXT, VERIFIED_TEXT):
         problems.append(f"la tarea no terminó bien: {final!r}")
     return TaskResult(seed, deaths, branches, runs, final, report_ok, copies, told, problems)
+
+
+def run_until_done(workdir, env, rng, horizon):
+    """Corre, mata y reanuda hasta ``[done]``, un fallo o MAX_RUNS: (corridas, texto final, muertes,
+    ramas de reconcile, problemas)."""
+    deaths, branches, problems, final, runs = [], [], [], None, 0
+    while final is None and runs < MAX_RUNS:
+        kill = runs == 0 or (len(deaths) < MAX_DEATHS and rng.random() < RESUME_KILL_CHANCE)
+        run = run_once(workdir, env, rng.uniform(0, horizon) if kill else None)
+        runs += 1
+        if run.branch is not None:
+            branches.append(run.branch)
+        final = done_text(run.stdout)
+        if final is None and run.returncode == -signal.SIGKILL:
+            deaths.append(_death(workdir, run.stdout))
+        elif final is None:
+            problems.append(f"salida {run.returncode}: {run.stderr.strip()[:200]}")
+            break
+    return runs, final, deaths, branches, problems
+
+
+def done_text(stdout):
+    """El texto de la última línea ``[done]``, o None; cuenta aunque la señal llegara justo después."""
+    done = [line for line in stdout.splitlines() if line.startswith("[done] ")]
+    return done[-1][len("[done] ") :] if done else None
+
+
+def final_checks(workdir, log, expected_report, deaths):
+    """(copias del reporte, ¿reporte exacto?, ¿se le dijo is_error?, problemas): lo que se revisa al
+    terminar, más los archivos ilegibles que dejó cada muerte."""
+    report = os.path.join(workdir, REPORT_PATH)
+    log_found, told = log_problems(log) if os.path.exists(log) else (["no hay log"], False)
+    _, _, file_problem = load_files(workdir)
+    problems = log_found + [d.problem for d in deaths if d.problem] + ([file_problem] if file_problem else [])
+    return report_copies(report), _read(report) == expected_report, told, problems
 
 
 def _read(path):

@@ -4,13 +4,10 @@ Cada prueba de agente corre dos veces: con el agente de referencia (solutions/ag
 agent.py que se arma desde las celdas del notebook de la lección, para medirlos con la misma vara.
 """
 
-import os
-
 import pytest
+from course_files import LESSON_NOTEBOOK
 
-from harness.runner import REFERENCE_AGENT, REPO_ROOT
-
-LESSON_NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
+from harness.runner import REFERENCE_AGENT
 
 
 @pytest.fixture(scope="session")

@@ -5,15 +5,14 @@ corre ``--resume`` y exige: una sola línea en stderr que nombra el archivo y di
 stdout, ningún traceback, y el directorio idéntico byte a byte (nombres, contenidos y permisos).
 """
 
-import hashlib
 import json
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 
 import pytest
+from course_files import digest
 
 from harness.runner import REPO_ROOT, agent_command, run_agent_process, start_agent_process
 from harness.tools import report_copies
@@ -41,18 +40,6 @@ def state(crashed_state, tmp_path):
 def copy_state(source, target):
     shutil.copytree(source, target)
     return target
-
-
-def digest(workdir):
-    """Todo lo que hay en el directorio: nombre, permisos y contenido de cada entrada."""
-    found = {}
-    for root, dirs, files in os.walk(workdir):
-        for name in dirs + files:
-            path = os.path.join(root, name)
-            mode = os.lstat(path).st_mode
-            data = open(path, "rb").read() if stat.S_ISREG(mode) else b""  # noqa: SIM115
-            found[os.path.relpath(path, workdir)] = (mode, hashlib.sha256(data).hexdigest())
-    return found
 
 
 def refused(workdir, *, resume=True, names="checkpoint.json", env=None, hint=True):

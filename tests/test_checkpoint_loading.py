@@ -3,10 +3,10 @@
 Los mensajes esperados salen de la lección (los templates de agent.js con ``${CHECKPOINT_PATH}``).
 """
 
-import hashlib
 import json
 
 import pytest
+from course_files import digest
 from seed_text import fill, template
 
 from harness.runner import run_agent_process
@@ -50,10 +50,6 @@ def test_the_whole_file_loads(real_checkpoint, tmp_path, monkeypatch):
     (tmp_path / "checkpoint.json").write_bytes(real_checkpoint)
     cp = reference.load_checkpoint()
     assert cp["pendingToolUse"]["name"] == "write_report" and cp["turns"] == 3
-
-
-def digest(workdir):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(workdir.iterdir())}
 
 
 def resume_fails_cleanly(workdir):

@@ -35,10 +35,6 @@ FINAL = "[done] Reporte escrito en report.txt, tarea completa."
 VERIFIED = "[done] Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
 
 
-def test_the_table_covers_every_label_of_the_three_turn_run():
-    assert len(EXPECTED) == 4 * 3
-
-
 def pairing_violations(messages):
     """Cada tool_use tiene que responderse con un tool_result de su id en el mensaje siguiente."""
     bad = []

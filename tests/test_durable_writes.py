@@ -26,7 +26,7 @@ FD_PATH = re.compile(r"^\d+<([^>]*)>")
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def traced(cmd, workdir, log):
+def traced(cmd, log):
     """Corre ``cmd`` bajo strace (-f: también sus hijos; -y: la ruta de cada descriptor)."""
     return [STRACE, "-f", "-y", "-qq", "-e", f"trace={SYSCALLS}", "-o", os.fspath(log), *cmd]
 
@@ -75,7 +75,7 @@ def durability_violations(log, workdir):
 
 def test_fresh_run_makes_every_rename_durable(workdir, tmp_path):
     log = tmp_path / "strace.log"
-    proc = start_agent_process(workdir, prefix=traced([], workdir, log))
+    proc = start_agent_process(workdir, prefix=traced([], log))
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
     problems, renames, evs = durability_violations(log, workdir)
@@ -101,7 +101,7 @@ def test_the_checker_catches_a_rename_without_fsync(workdir, tmp_path):
         "os.replace('checkpoint.json.tmp', 'checkpoint.json')\n"
     )
     log = tmp_path / "strace.log"
-    subprocess.run(traced([sys.executable, "-c", lesson_style], workdir, log), cwd=workdir, check=True)
+    subprocess.run(traced([sys.executable, "-c", lesson_style], log), cwd=workdir, check=True)
     problems, renames, _ = durability_violations(log, workdir)
     assert renames == ["checkpoint.json"]
     assert len(problems) == 2 and all(p.startswith("checkpoint.json: rename sin fsync") for p in problems)

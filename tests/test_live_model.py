@@ -17,6 +17,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from unittest import mock
 
 import pytest
+from course_files import snapshot
 
 from harness.base_loop import MAX_TOKENS, MODEL
 from harness.clients import make_client
@@ -88,10 +89,6 @@ def disk(wd):
     )
 
 
-def snapshot(wd):
-    return {p.name: p.read_bytes() for p in sorted(wd.iterdir()) if p.is_file()}
-
-
 def assert_key_hidden(wd, *runs):
     """La clave no llega a ningún archivo del directorio de trabajo ni a ninguna línea impresa."""
     for run in runs:
@@ -140,7 +137,7 @@ def test_lesson_crash_and_resume_as_live_processes(tmp_path, live_env):
     )
     assert (refused.returncode, refused.stdout) == (1, "")
     assert_one_line(refused.stderr)
-    assert refused.stderr.startswith("La API de Anthropic rechazó la clave (401 authentication_error)")
+    assert "401" in refused.stderr and "ANTHROPIC_API_KEY" in refused.stderr
     assert runs["live"] == runs["guionado"]
     assert report_copies(tmp_path / "live" / "report.txt") == 1
     assert_key_hidden(tmp_path / "live", crash, resume)
@@ -229,10 +226,7 @@ def test_two_tool_uses_in_one_turn_are_refused_and_resumable(tmp_path, live_env)
 
     assert run.returncode == 1
     assert_one_line(run.stderr)
-    assert (
-        "El modelo pidió 2 llamadas a herramientas en un mismo turno (count_words, check_report)"
-        in run.stderr
-    )
+    assert "count_words" in run.stderr and "check_report" in run.stderr  # nombra las dos llamadas
     assert run.stdout == "[turn 1][save A] pending=read_notes\n[turn 1][save B]\n"
     cp = read_json(tmp_path / "checkpoint.json")
     assert (cp["turns"], cp["pendingToolUse"]) == (1, None)
@@ -274,7 +268,7 @@ def test_missing_key_touches_nothing(tmp_path, live_env, monkeypatch):
         run = run_main(tmp_path, *flags)
         assert (run.returncode, run.stdout) == (1, "")
         assert_one_line(run.stderr)
-        assert run.stderr.startswith("Falta ANTHROPIC_API_KEY: --live usa el modelo real de Anthropic")
+        assert "ANTHROPIC_API_KEY" in run.stderr  # nombra la variable que falta
         assert snapshot(tmp_path) == before  # ni siquiera la corrida nueva borró nada
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
@@ -293,9 +287,7 @@ def test_rejected_key_401(tmp_path, live_env, monkeypatch):
     assert run.returncode == 1
     assert run.stdout == "[resume] leído turn=2 pending=null\n"
     assert_one_line(run.stderr)
-    assert run.stderr.startswith(
-        "La API de Anthropic rechazó la clave (401 authentication_error): revisa ANTHROPIC_API_KEY."
-    )
+    assert "401" in run.stderr and "ANTHROPIC_API_KEY" in run.stderr
     assert "retoma con --live --resume" in run.stderr and wrong not in run.stderr
     assert snapshot(tmp_path) == before
     assert live_env.statuses[-1] == 401
@@ -319,28 +311,15 @@ def test_transient_errors_are_retried_by_the_sdk(status, tmp_path, live_env):
     assert bodies[0] == bodies[1] == bodies[2]  # el reintento manda lo mismo
 
 
-@pytest.mark.parametrize(
-    ("status", "start"),
-    [
-        (
-            429,
-            "La API de Anthropic sigue limitando los pedidos (429 rate_limit_error) tras 1 reintento del SDK",
-        ),
-        (500, "La API de Anthropic tuvo un error del servidor (500 api_error) tras 1 reintento del SDK"),
-        (
-            529,
-            "La API de Anthropic tuvo un error del servidor (529 overloaded_error) tras 1 reintento del SDK",
-        ),
-    ],
-)
-def test_persistent_errors_keep_the_checkpoint_resumable(status, start, tmp_path, live_env, monkeypatch):
+@pytest.mark.parametrize("status", [429, 500, 529])
+def test_persistent_errors_keep_the_checkpoint_resumable(status, tmp_path, live_env, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_MAX_RETRIES", "1")
     live_env.fail(status, times=2, after=2)  # el 3.er pedido, tras el punto B del turno 2
     run = run_main(tmp_path, "--live")
 
     assert run.returncode == 1
     assert_one_line(run.stderr)
-    assert run.stderr.startswith(start) and "retoma con --live --resume" in run.stderr
+    assert str(status) in run.stderr and "retoma con --live --resume" in run.stderr
     assert run.stdout.endswith("[turn 2][save B]\n")
     assert live_env.statuses == [200, 200, status, status]
     cp = read_json(tmp_path / "checkpoint.json")
@@ -361,8 +340,8 @@ def test_api_gone_then_back(tmp_path, live_env, monkeypatch):
 
     assert run.returncode == 1
     assert_one_line(run.stderr)
-    assert run.stderr.startswith(f"La API de Anthropic en {live_env.base_url}")
-    assert "no está al alcance tras 1 reintento del SDK" in run.stderr
+    # Nombra a dónde no pudo llegar y dice cómo retomar.
+    assert live_env.base_url in run.stderr and "retoma con --live --resume" in run.stderr
     # reconcile ya rellenó el punto B: el registro evitó volver a escribir el reporte
     assert run.branch == "hit"
     cp = read_json(tmp_path / "checkpoint.json")
@@ -380,7 +359,7 @@ def test_bad_max_retries_is_one_clear_line(tmp_path, live_env, monkeypatch):
     run = run_main(tmp_path, "--live")
     assert (run.returncode, run.stdout) == (1, "")
     assert_one_line(run.stderr)
-    assert run.stderr.startswith("ANTHROPIC_MAX_RETRIES=dos no es válido")
+    assert run.stderr.startswith("ANTHROPIC_MAX_RETRIES=dos")  # la variable y el valor malo
 
 
 # —— El servidor falso rechaza lo que la API real rechaza ——
@@ -443,10 +422,8 @@ def test_real_client_gets_the_400_as_one_spanish_line(live_env):
     with pytest.raises(LiveModelError) as caught:
         client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, tools=TOOLS, messages=DANGLING)
     message = str(caught.value)
-    assert message.startswith(
-        "La API de Anthropic rechazó el pedido (400 invalid_request_error): messages.1:"
-    )
-    assert "\n" not in message and message.endswith("El punto de control no se modificó.")
+    # El código y el motivo de la API (qué mensaje rechazó), en una línea.
+    assert "400" in message and "messages.1" in message and "\n" not in message
 
 
 def test_key_is_hidden_even_if_the_api_repeats_it(live_env):

@@ -6,7 +6,6 @@ claro (CheckpointError / LedgerError): nunca un KeyError, un TypeError ni un val
 
 import json
 import os
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 
 from harness.runner import run_agent_process
 from harness.shapes import checkpoint_problem, ledger_problem
+from harness.workdir import inside
 from solutions import agent as reference
 
 SETTINGS = settings(
@@ -38,16 +38,6 @@ def real(tmp_path_factory):
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("scratch")
-
-
-@contextmanager
-def inside(path):
-    here = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(here)
 
 
 def load_checkpoint_from(scratch, raw):

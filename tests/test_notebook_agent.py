@@ -6,19 +6,17 @@ test_transcripts.py y test_crash_matrix.py (fixture ``agent``); acá, la exporta
 
 import ast
 import json
-import os
 import subprocess
 import sys
 
 import nbformat
 import pytest
+from course_files import LESSON_NOTEBOOK, snapshot
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from harness.errors import HarnessError
 from harness.export import export_agent, export_cells
-from harness.runner import REPO_ROOT, run_agent_process
-
-LESSON_NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
+from harness.runner import run_agent_process
 
 # Los nombres de la lección (DESIGN.md, «Language»), en snake_case.
 SEED_FUNCTIONS = {
@@ -121,16 +119,14 @@ def test_the_lessons_agent_never_comes_from_solutions():
 
 
 def test_both_agents_reject_an_unknown_argument_in_one_line(agent, workdir):
-    done = subprocess.run([sys.executable, str(agent), "--reanudar"], cwd=workdir, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(agent), "--reanudar"], cwd=workdir, capture_output=True, text=True
+    )
     assert done.returncode == 2 and done.stdout == ""
     # DESIGN: una sola línea clara en stderr, que nombra lo que sobra y dice el uso.
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Argumento desconocido: --reanudar.")
     assert "--resume" in done.stderr
     assert sorted(p.name for p in workdir.iterdir()) == []  # no tocó nada
-
-
-def snapshot(workdir):
-    return {p.name: p.read_bytes() for p in sorted(workdir.iterdir()) if p.is_file()}
 
 
 @pytest.mark.parametrize("resume", [False, True], ids=["nueva", "resume"])

@@ -9,21 +9,13 @@ import shutil
 import signal
 
 import pytest
-from test_bad_input import digest
+from course_files import digest
 
 from harness.lock import WorkdirBusy, workdir_lock
 from harness.runner import REPO_ROOT, run_agent_process, start_agent_process
 from harness.tools import report_copies
 
 NOTES = os.path.join(REPO_ROOT, "harness", "data", "sales-notes.txt")
-
-
-def busy_message(workdir):
-    return (
-        f"Otro proceso del agente ya está trabajando en {os.path.realpath(workdir)}; no se arranca un segundo "
-        "para no mezclar sus escrituras. Espera a que termine (o detenlo) y vuelve a intentarlo: el candado se "
-        "suelta solo cuando ese proceso termina o muere.\n"
-    )
 
 
 @pytest.fixture
@@ -42,7 +34,10 @@ def held(workdir):
 def test_a_second_agent_is_refused_and_changes_nothing(workdir, held, resume):
     before = digest(workdir)
     second = run_agent_process(workdir, resume=resume)
-    assert (second.returncode, second.stdout, second.stderr) == (1, "", busy_message(workdir))
+    assert (second.returncode, second.stdout) == (1, "")
+    # Una sola línea, sin traza, que nombra el directorio ocupado y dice qué hacer.
+    assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
+    assert os.path.realpath(workdir) in second.stderr and "Espera" in second.stderr
     assert digest(workdir) == before  # una corrida nueva no borró el punto de control del primero
     assert held.poll() is None
 
