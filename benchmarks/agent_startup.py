@@ -20,8 +20,10 @@ import sys
 import tempfile
 import time
 
-from harness.runner import REFERENCE_AGENT as AGENT
-from harness.runner import REPO_ROOT as ROOT
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # maintainer/
+
+from maintainer.paths import REFERENCE_AGENT as AGENT  # noqa: E402
+from maintainer.paths import ROOT  # noqa: E402
 
 
 def wall(cmd, cwd, env):

@@ -10,12 +10,15 @@ Imprime la mediana sobre las etiquetas (y el mínimo y el máximo). La meta es m
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 
-from harness.crash_lab import CrashLab
-from harness.crash_lab_view import crash_labels
-from harness.runner import REFERENCE_AGENT
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # maintainer/
+
+from harness.crash_lab import CrashLab  # noqa: E402
+from harness.crash_lab.view import crash_labels  # noqa: E402
+from maintainer.paths import REFERENCE_AGENT  # noqa: E402
 
 GOAL_MS = 500
 

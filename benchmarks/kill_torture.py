@@ -1,6 +1,7 @@
-"""Tortura con muertes reales: mata al agente de referencia con SIGKILL en instantes al azar y reanuda.
+"""Tortura con muertes reales: mata a un agente (por omisión, el de referencia) con SIGKILL y reanuda.
 
     python benchmarks/kill_torture.py [--tasks 300] [--workers 2] [--max-seconds 900] [--seed 0]
+                                      [--agent solutions/agent.py]
 
 Cada tarea: una corrida nueva que muere en un instante al azar, y después --resume (matando también
 algunas reanudaciones) hasta que termina. Imprime la tabla de confiabilidad, en cuántas muertes cayó
@@ -15,7 +16,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from harness.torture import JITTER_MS, summary, torture  # noqa: E402
+from maintainer.paths import REFERENCE_AGENT  # noqa: E402
+from maintainer.torture import JITTER_MS, summary, torture  # noqa: E402
 
 
 def print_counter(title, counter):
@@ -32,12 +34,16 @@ def main():
         "--max-seconds", type=float, default=900, help="no lanza tareas nuevas pasado este tiempo"
     )
     parser.add_argument("--seed", type=int, default=0, help="semilla de la primera tarea")
+    parser.add_argument(
+        "--agent", default=REFERENCE_AGENT, help="el agent.py a torturar (por omisión, el de referencia)"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
-    results, horizon = torture(args.tasks, args.workers, args.max_seconds, args.seed)
+    results, horizon = torture(args.tasks, args.workers, args.max_seconds, args.seed, agent=args.agent)
     figures = summary(results)
     print(
-        f"{len(results)} tareas en {time.perf_counter() - start:.0f} s · {args.workers} procesos · "
+        f"{args.agent}: {len(results)} tareas en {time.perf_counter() - start:.0f} s · "
+        f"{args.workers} procesos · "
         f"AGENT_JITTER_MS={JITTER_MS} · SIGKILL al azar en [0, {horizon * 1000:.0f} ms]\n"
     )
     print("| qué | cifra |\n|---|---|")

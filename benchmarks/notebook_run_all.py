@@ -11,10 +11,13 @@ corridas limpias dejan el mismo archivo, byte a byte.
 import argparse
 import os
 import statistics
+import sys
 import time
 
-from harness.notebook_run import cleared, execute, write
-from harness.runner import REPO_ROOT
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # maintainer/
+
+from maintainer.notebook_run import cleared, execute, write  # noqa: E402
+from maintainer.paths import ROOT as REPO_ROOT  # noqa: E402
 
 LESSON = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
 

@@ -14,9 +14,10 @@ este archivo no importa nada a propósito, para que el agente guionado arranque 
 - ``export``: armar ``agent.py`` desde las celdas ``#| export`` del notebook (al estilo de nbdev).
 - ``durable`` / ``shapes`` / ``lock`` / ``workdir`` / ``errors``: escrituras que sobreviven a un
   corte de luz, la forma esperada de los archivos, un agente por directorio, errores en español.
-- ``jitter`` / ``torture``: demoras al azar y la tortura con SIGKILL reales (pruebas y benchmarks).
-- ``crash_lab`` / ``crash_lab_view``: el laboratorio de caídas (widget y API) y lo que muestra;
+- ``jitter``: demoras al azar, para que un SIGKILL real caiga en cualquier ventana del turno.
+- ``crash_lab`` (subpaquete: ``widget`` y ``view``): el laboratorio de caídas y lo que dibuja;
   el agente nunca los importa, así que ipywidgets queda fuera de su camino.
-- ``drill`` / ``ledger_order``: los ejercicios de Nivel 1 y Nivel 2, medidos con caídas reales; los
-  usan el marcado local de cada estudiante y las pruebas ocultas de nbgrader.
+
+Lo que no está acá, a propósito: las respuestas y las pruebas ocultas de los ejercicios
+(``solutions/grading/``, solo instructores) y las herramientas de mantenimiento (``maintainer/``).
 """

@@ -42,12 +42,8 @@ def tool_uses(content):
     return [b for b in content if b["type"] == "tool_use"]
 
 
-def run_tool_uses(content, on_success=None):
-    """Ejecuta cada herramienta pedida y devuelve sus ``tool_result``; un error no detiene el bucle.
-
-    ``on_success(block, output)`` corre apenas una herramienta tiene éxito, antes de devolver su
-    resultado: ahí la Lección 6 engancha el registro de efectos.
-    """
+def run_tool_uses(content):
+    """Ejecuta cada herramienta pedida y devuelve sus ``tool_result``; un error no detiene el bucle."""
     results = []
     for block in tool_uses(content):
         try:
@@ -55,8 +51,6 @@ def run_tool_uses(content, on_success=None):
         except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
             results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
             continue
-        if on_success:
-            on_success(block, output)
         results.append(tool_result(block["id"], output))
     return results
 

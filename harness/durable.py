@@ -27,3 +27,10 @@ def write_durable(path, data):
         os.fsync(f.fileno())
     os.replace(tmp, path)
     fsync_dir(os.path.dirname(path))
+
+
+def read_bytes(path):
+    """El contenido de ``path`` en bytes: un carácter UTF-8 cortado cuenta como archivo a medio
+    escribir, no como un error de decodificación. Propaga ``OSError`` (FileNotFoundError incluido)."""
+    with open(path, "rb") as f:
+        return f.read()

@@ -1,7 +1,8 @@
 """Armar un ``agent.py`` desde las celdas ``#| export`` de un notebook (al estilo de nbdev).
 
 Una celda de código cuya primera línea es ``#| export`` pertenece al agente: ``export_agent`` junta
-esas celdas en el orden del notebook, sin la marca, debajo de un encabezado corto, y agrega el
+esas celdas en el orden del notebook, sin la marca, debajo de un encabezado que dice de dónde vienen,
+cada una tras una línea ``# %% <notebook> · celda <id>`` (una traza lleva a su celda), y agrega el
 ``sys.exit(main())`` final. Lee el archivo ``.ipynb`` guardado, no la memoria del kernel: lo que no
 se guardó no se exporta.
 """
@@ -14,32 +15,44 @@ from harness.errors import HarnessError
 
 # La marca de nbdev, con o sin espacio después de «#|»; tiene que ser la primera línea de la celda.
 EXPORT_MARKER = re.compile(r"#\|\s*export\s*")
+# La línea que abre cada bloque exportado: de qué notebook y de qué celda (por su id) viene.
+CELL_MARKER = re.compile(r"# %% (?P<notebook>\S+) · celda (?P<id>\S+)")
 MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(main())\n'
 
 
 def export_cells(notebook_path):
-    """El código de cada celda ``#| export`` del notebook, en orden y sin la línea de la marca."""
+    """[(id de la celda, código)] de cada celda ``#| export``, en orden y sin la línea de la marca."""
     with open(notebook_path, encoding="utf-8") as f:
         cells = json.load(f)["cells"]
-    sources = []
+    found = []
     for cell in cells:
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         first, _, rest = text.partition("\n")
         if cell["cell_type"] == "code" and EXPORT_MARKER.fullmatch(first):
-            sources.append(rest.strip("\n"))
-    return sources
+            found.append((cell.get("id", f"{len(found)}"), rest.strip("\n")))
+    return found
 
 
-def export_agent(notebook_path, out_path):
-    """Escribe en ``out_path`` el agente armado desde ``notebook_path`` y devuelve ``out_path``."""
-    notebook_path, out_path = Path(notebook_path), Path(out_path)
-    sources = export_cells(notebook_path)
-    if not sources:
+def render_agent(notebook_path, shown_as=None):
+    """El texto de ``agent.py``; ``shown_as`` es cómo nombra el encabezado al notebook (relativo)."""
+    notebook_path = Path(notebook_path)
+    cells = export_cells(notebook_path)
+    if not cells:
         raise HarnessError(f"{notebook_path.name} no tiene ninguna celda que empiece con «#| export».")
+    shown_as = shown_as or notebook_path.name
     header = (
-        f"# Generado por harness.export desde {notebook_path.name}: no lo edites a mano.\n"
-        "# Edita las celdas «#| export» del notebook, guárdalo y vuelve a exportar."
+        f"# GENERADO desde {shown_as}: no lo edites a mano.\n"
+        "# Cada bloque viene de la celda «#| export» que nombra su línea «# %%». Para cambiarlo, edita esa\n"
+        "# celda, guarda el notebook y vuelve a exportar (harness.export.export_agent)."
     )
+    blocks = [f"# %% {notebook_path.name} · celda {cell_id}\n{code}" for cell_id, code in cells]
+    return "\n\n\n".join([header, *blocks, MAIN_GUARD])
+
+
+def export_agent(notebook_path, out_path, shown_as=None):
+    """Escribe en ``out_path`` el agente armado desde ``notebook_path`` y devuelve ``out_path``."""
+    out_path = Path(out_path)
+    text = render_agent(notebook_path, shown_as)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text("\n\n\n".join([header, *sources, MAIN_GUARD]), encoding="utf-8")
+    out_path.write_text(text, encoding="utf-8")
     return out_path

@@ -4,23 +4,19 @@ Lo usan el laboratorio de caídas, las pruebas ocultas de los ejercicios y las p
 cada corrida es un proceso nuevo que solo tiene el disco, y una caída termina ese proceso de verdad.
 """
 
-import functools
 import importlib.util
 import os
 import subprocess
 import sys
 from typing import NamedTuple
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REFERENCE_AGENT = os.path.join(REPO_ROOT, "solutions", "agent.py")
 KILLED = 137
 
 
-@functools.cache
-def load_reference_agent():
-    """El agente de referencia como módulo, cargado una vez por proceso: quien lo necesita usa sus
-    propias funciones (cargadores, registro) en vez de copiarlas."""
-    spec = importlib.util.spec_from_file_location("reference_agent", REFERENCE_AGENT)
+def load_agent(path, name="agente"):
+    """Un ``agent.py`` como módulo (sin correr su ``main``): quien necesita sus cargadores o su
+    registro usa las funciones del agente mismo en vez de copiarlas."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -55,9 +51,7 @@ class AgentRun(NamedTuple):
         return "none" if "[resume] leído" in self.stdout else None
 
 
-def agent_command(
-    workdir, *, resume=False, crash_after=None, variant=None, agent=REFERENCE_AGENT, env=None, live=False
-):
+def agent_command(workdir, *, agent, resume=False, crash_after=None, variant=None, env=None, live=False):
     """(argumentos, entorno) de ``python agent.py [--resume] [--live]`` para ``workdir``.
 
     Las rutas se vuelven absolutas: el proceso arranca dentro de ``workdir``, y una ruta relativa
@@ -76,10 +70,10 @@ def agent_command(
 def run_agent_process(
     workdir,
     *,
+    agent,
     resume=False,
     crash_after=None,
     variant=None,
-    agent=REFERENCE_AGENT,
     env=None,
     timeout=60,
     live=False,
@@ -94,10 +88,12 @@ def run_agent_process(
     return AgentRun(done.returncode, done.stdout, done.stderr)
 
 
-def start_agent_process(workdir, *, resume=False, env=None, prefix=()):
+def start_agent_process(workdir, *, agent, resume=False, env=None, prefix=()):
     """Arranca el agente sin esperarlo (para matarlo con una señal real); ``prefix`` antepone un
     comando como ``setpriv …``. Sin búfer en stdout: lo impreso antes de un SIGKILL no se pierde."""
-    args, full_env = agent_command(workdir, resume=resume, env={**(env or {}), "PYTHONUNBUFFERED": "1"})
+    args, full_env = agent_command(
+        workdir, agent=agent, resume=resume, env={**(env or {}), "PYTHONUNBUFFERED": "1"}
+    )
     return subprocess.Popen(
         [*prefix, *args],
         cwd=workdir,

@@ -1,4 +1,10 @@
-"""Agente de referencia de la Lección 6: el ``agent.js`` de la lección, en Python.
+# GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb: no lo edites a mano.
+# Cada bloque viene de la celda «#| export» que nombra su línea «# %%». Para cambiarlo, edita esa
+# celda, guarda el notebook y vuelve a exportar (harness.export.export_agent).
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-03
+"""El agente de la Lección 6: el ``agent.js`` de la lección, en Python.
 
     python solutions/agent.py             # corrida nueva (borra el estado de la anterior)
     python solutions/agent.py --resume    # retoma desde checkpoint.json
@@ -15,11 +21,10 @@ import sys
 import time
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
-from harness.base_loop import run_tool_uses as base_run_tool_uses
 from harness.clients import make_client
 from harness.crash import SimulatedCrash, crash_after, crash_point
-from harness.durable import write_durable
-from harness.errors import HarnessError, os_reason
+from harness.durable import read_bytes, write_durable
+from harness.errors import HarnessError, disk_failure, os_reason
 from harness.lock import workdir_lock
 from harness.protocol import block_to_dict
 from harness.shapes import checkpoint_problem, ledger_problem
@@ -29,69 +34,11 @@ from harness.workdir import enter_workdir
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
-USAGE = "uso: python solutions/agent.py [--resume] [--live]"
-OPTIONS = {"--resume", "--live"}
 # Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
 PENDING_CONTENT = "pendingAssistantContent"
-VARIANTS = ("dos-puntos", "solo-b")
 
 
-class CheckpointError(HarnessError):
-    """El punto de control falta, está a medio escribir o es de otra versión."""
-
-
-class LedgerError(HarnessError):
-    """El registro de efectos no se puede leer: nunca se trata como vacío."""
-
-
-# —— Leer y escribir puntos de control ——
-
-
-def write_json_atomic(path, data):
-    """Temporal + rename atómico, como en la lección, más fsync del temporal y del directorio:
-    ni a medias si el proceso muere, ni renombrado pero vacío si se corta la luz."""
-    write_durable(path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
-
-
-def save_checkpoint(cp):
-    write_json_atomic(CHECKPOINT_PATH, cp)
-
-
-def load_checkpoint():
-    try:
-        with open(CHECKPOINT_PATH, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise CheckpointError(
-            f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume"
-        ) from None
-    except OSError as err:  # un directorio con ese nombre, sin permiso de lectura…
-        raise CheckpointError(
-            f"No se puede leer {CHECKPOINT_PATH} ({os_reason(err)}); revisa ese archivo."
-        ) from None
-    try:
-        cp = json.loads(raw)  # bytes: un carácter UTF-8 cortado también es «a medio escribir»
-    except ValueError:
-        raise CheckpointError(
-            f"No se pudo parsear {CHECKPOINT_PATH}; puede que el archivo haya quedado interrumpido a mitad "
-            "de escritura. Bórralo y empieza de nuevo sin --resume en vez de seguir usándolo: un punto de "
-            "control escrito a medias no se puede adivinar de vuelta a su forma."
-        ) from None
-    version = cp.get("version") if isinstance(cp, dict) else None
-    if version != 1 or isinstance(version, bool):  # en Python True == 1; en la lección true !== 1
-        raise CheckpointError(
-            f"{CHECKPOINT_PATH} tiene version={json.dumps(version)}; este programa solo acepta version=1 "
-            "y se niega a cargarlo."
-        )
-    problem = checkpoint_problem(cp)
-    if problem:  # JSON válido con otra forma: reanudar desde ahí fallaría a mitad de camino
-        raise CheckpointError(
-            f"{CHECKPOINT_PATH} no tiene la forma de un punto de control: {problem}. No se puede reanudar "
-            "desde él: bórralo y empieza de nuevo sin --resume."
-        )
-    return cp
-
-
+# %% leccion_6_puntos_de_control.ipynb · celda code-18
 def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
     """La escena que se guarda, con las claves de la lección."""
     return {
@@ -104,165 +51,57 @@ def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
     }
 
 
-# —— El registro de efectos ——
+# %% leccion_6_puntos_de_control.ipynb · celda code-20
+def write_json_atomic(path, data):
+    """Temporal + rename atómico, como en la lección (``write_durable`` agrega los fsync de un corte
+    de luz: ver «Más allá de la lección»)."""
+    write_durable(path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
 
 
-def load_effects():
+def save_checkpoint(cp):
+    write_json_atomic(CHECKPOINT_PATH, cp)
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-22
+class CheckpointError(HarnessError):
+    """El punto de control falta, está a medio escribir o es de otra versión."""
+
+
+def load_checkpoint():
     try:
-        with open(EFFECTS_PATH, "rb") as f:
-            raw = f.read()
+        raw = read_bytes(CHECKPOINT_PATH)  # bytes: un carácter UTF-8 cortado también es «a medias»
     except FileNotFoundError:
-        return {}  # nunca se ejecutó nada todavía
-    except OSError as err:
-        raise LedgerError(
-            f"No se puede leer {EFFECTS_PATH} ({os_reason(err)}); revisa ese archivo."
+        raise CheckpointError(
+            f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume"
+        ) from None
+    except OSError as err:  # un directorio con ese nombre, sin permiso de lectura…
+        raise CheckpointError(
+            f"No se puede leer {CHECKPOINT_PATH} ({os_reason(err)}); revisa ese archivo."
         ) from None
     try:
-        effects = json.loads(raw)
+        cp = json.loads(raw)
     except ValueError:
-        effects = None
-    if not isinstance(effects, dict):
-        # Tratarlo como vacío volvería a ejecutar efectos secundarios que ya ocurrieron.
-        raise LedgerError(
-            f"No se pudo parsear {EFFECTS_PATH}; el registro de efectos está dañado y no se puede tratar "
-            "como vacío sin arriesgar efectos secundarios duplicados. Revísalo a mano, o bórralo junto con "
-            f"{CHECKPOINT_PATH} y empieza de nuevo sin --resume."
+        raise CheckpointError(
+            f"No se pudo parsear {CHECKPOINT_PATH}; puede que el archivo haya quedado interrumpido a mitad "
+            "de escritura. Bórralo y empieza de nuevo sin --resume en vez de seguir usándolo: un punto de "
+            "control escrito a medias no se puede adivinar de vuelta a su forma."
+        ) from None
+    version = cp.get("version") if isinstance(cp, dict) else None
+    if version != 1 or isinstance(version, bool):  # en Python True == 1; en la lección true !== 1
+        raise CheckpointError(
+            f"{CHECKPOINT_PATH} tiene version={json.dumps(version)}; este programa solo acepta version=1 "
+            "y se niega a cargarlo."
         )
-    problem = ledger_problem(effects)
-    if problem:  # un «result» que no es texto se le devolvería al modelo como si fuera el resultado
-        raise LedgerError(
-            f"{EFFECTS_PATH} no tiene la forma de un registro de efectos: {problem}. No se puede usar ni "
-            f"tratar como vacío: revísalo a mano, o bórralo junto con {CHECKPOINT_PATH} y empieza de nuevo "
-            "sin --resume."
+    problem = checkpoint_problem(cp)  # JSON válido con otra forma: reanudar fallaría a mitad de camino
+    if problem:
+        raise CheckpointError(
+            f"{CHECKPOINT_PATH} no tiene la forma de un punto de control: {problem}. No se puede reanudar "
+            "desde él: bórralo y empieza de nuevo sin --resume."
         )
-    return effects
-
-
-def save_effect(tool_use_id, entry):
-    effects = load_effects()
-    effects[tool_use_id] = entry
-    write_json_atomic(EFFECTS_PATH, effects)
-
-
-def now_ms():
-    return int(time.time() * 1000)
-
-
-def record_effect(block, output):
-    """Ejecutar primero, anotar después: se llama recién cuando la herramienta ya tuvo éxito."""
-    crash_point("after-tool")
-    # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
-    # con is_error (el modelo reintentaría y duplicaría el efecto); solo avisar a una persona.
-    try:
-        save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
-    except (OSError, LedgerError):
-        print(
-            f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
-            "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",
-            file=sys.stderr,
-        )
-    else:
-        crash_point("after-effect-write")
-
-
-def run_tool_uses(content):
-    """El run_tool_uses del Curso 7, con el registro de efectos enganchado al éxito de cada herramienta."""
-    return base_run_tool_uses(content, on_success=record_effect)
-
-
-# —— reconcile: la división en tres ——
-
-
-def reconcile(cp):
-    pending = cp["pendingToolUse"]
-    if not pending:
-        return None  # no hay llamada colgante, simplemente seguir
-
-    hit = load_effects().get(pending["id"])
-    where = f"[resume][reconcile] tool_use_id={pending['id']} name={pending['name']}"
-
-    if hit:
-        print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")
-        return tool_result(pending["id"], hit["result"])
-
-    if pending["name"] in READ_ONLY:
-        print(f"{where} fallo en el registro, herramienta de solo lectura, volviendo a ejecutar")
-        output = run_tool(pending["name"], pending["input"])
-        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
-        return tool_result(pending["id"], output)
-
-    print(f"{where} fallo en el registro con efectos secundarios, no resoluble, agregando is_error")
-    return tool_result(
-        pending["id"],
-        f"Se desconoce el estado de ejecución previo a la reanudación de esta llamada a {pending['name']}: "
-        "no hay anotación en el registro y, para evitar un efecto secundario duplicado, no se volvió a "
-        "ejecutar. Por favor verifica por tu cuenta si se completó.",
-        True,
-    )
-
-
-# —— El bucle con los puntos A y B ——
-
-
-def single_tool_use(content):
-    """La única llamada del turno. El punto A guarda una sola llamada colgante (pendingToolUse es un
-    objeto): un turno con varias se rechaza entero, antes del punto A, en vez de perder alguna."""
-    calls = tool_uses(content)
-    if len(calls) != 1:
-        names = ", ".join(c["name"] for c in calls) or "ninguna"
-        raise HarnessError(
-            f"El modelo pidió {len(calls)} llamadas a herramientas en un mismo turno ({names}); este agente "
-            "guarda una sola llamada colgante por turno y no descarta ninguna en silencio, así que no ejecutó "
-            "nada. El punto de control quedó en el último punto B: retoma con --resume (y --live, si usabas el "
-            "modelo real)."
-        )
-    return calls[0]
-
-
-def keep_assistant_turn(cp, content):
-    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
-    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
-    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
-    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
-        cp[PENDING_CONTENT] = content
     return cp
 
 
-def assistant_turn(cp):
-    """El turno del asistente de la llamada colgante, como se le mandará de nuevo a la API (la forma
-    de ``pendingAssistantContent`` ya se validó al cargar el punto de control)."""
-    return cp.get(PENDING_CONTENT) or [{"type": "tool_use", **cp["pendingToolUse"]}]
-
-
-def resume_scene(task):
-    """Carga el punto de control, concilia la llamada colgante y rellena el punto B si hacía falta."""
-    cp = load_checkpoint()
-    load_effects()  # un registro dañado se rechaza antes de escribir nada, no a mitad de camino
-    turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
-    pending = cp["pendingToolUse"]
-    print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
-    result = reconcile(cp)
-    if result:
-        # El punto A se guardó antes de empujar el turno del asistente: se recupera del punto de control.
-        messages.append({"role": "assistant", "content": assistant_turn(cp)})
-        messages.append({"role": "user", "content": [result]})
-        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
-        print(f"[turn {turns}][save B] rellenado el resultado de herramienta de este turno tras reanudar")
-        crash_point("after-save-b")
-    return turns, tokens_used, messages
-
-
-def fresh_scene(task):
-    """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
-    # El punto de control primero: si esto muere a mitad, un --resume no encuentra una tarea vieja
-    # «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen; se limpian para no confundir.
-    for path in (CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp"):
-        if os.path.isfile(path):
-            os.remove(path)
-    prepare_task_files()  # borra el reporte viejo y crea sales-notes.txt si falta
-    return 0, 0, [{"role": "user", "content": task}]
-
-
+# %% leccion_6_puntos_de_control.ipynb · celda code-28
 def run_agent(client, task, tools, resume=False, point_a=True):
     turns, tokens_used, messages = resume_scene(task) if resume else fresh_scene(task)
     response = ask_model(client, tools, messages)
@@ -296,13 +135,179 @@ def run_agent(client, task, tools, resume=False, point_a=True):
     return final_text(response)
 
 
-# —— El punto de entrada ——
+def fresh_scene(task):
+    """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
+    # El punto de control primero: si esto muere a mitad, un --resume no encuentra una tarea vieja
+    # «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen; se limpian para no confundir.
+    for path in (CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp"):
+        if os.path.isfile(path):
+            os.remove(path)
+    prepare_task_files()  # borra el reporte viejo y crea sales-notes.txt si falta
+    return 0, 0, [{"role": "user", "content": task}]
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-28c
+def single_tool_use(content):
+    """La única llamada del turno. El punto A guarda una sola llamada colgante (pendingToolUse es un
+    objeto): un turno con varias se rechaza entero, antes del punto A, en vez de perder alguna."""
+    calls = tool_uses(content)
+    if len(calls) != 1:
+        names = ", ".join(c["name"] for c in calls) or "ninguna"
+        raise HarnessError(
+            f"El modelo pidió {len(calls)} llamadas a herramientas en un mismo turno ({names}); este agente "
+            "guarda una sola llamada colgante por turno y no descarta ninguna en silencio, así que no ejecutó "
+            "nada. El punto de control quedó en el último punto B: retoma con --resume (y --live, si usabas el "
+            "modelo real)."
+        )
+    return calls[0]
+
+
+def keep_assistant_turn(cp, content):
+    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
+    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
+    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
+    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
+        cp[PENDING_CONTENT] = content
+    return cp
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-34
+class LedgerError(HarnessError):
+    """El registro de efectos no se puede leer: nunca se trata como vacío."""
+
+
+def load_effects():
+    try:
+        raw = read_bytes(EFFECTS_PATH)
+    except FileNotFoundError:
+        return {}  # nunca se ejecutó nada todavía
+    except OSError as err:
+        raise LedgerError(
+            f"No se puede leer {EFFECTS_PATH} ({os_reason(err)}); revisa ese archivo."
+        ) from None
+    try:
+        effects = json.loads(raw)
+    except ValueError:
+        effects = None
+    if not isinstance(effects, dict):
+        # Tratarlo como vacío volvería a ejecutar efectos secundarios que ya ocurrieron.
+        raise LedgerError(
+            f"No se pudo parsear {EFFECTS_PATH}; el registro de efectos está dañado y no se puede tratar "
+            "como vacío sin arriesgar efectos secundarios duplicados. Revísalo a mano, o bórralo junto con "
+            f"{CHECKPOINT_PATH} y empieza de nuevo sin --resume."
+        )
+    problem = ledger_problem(effects)  # un «result» que no es texto se le devolvería al modelo como tal
+    if problem:
+        raise LedgerError(
+            f"{EFFECTS_PATH} no tiene la forma de un registro de efectos: {problem}. No se puede usar ni "
+            f"tratar como vacío: revísalo a mano, o bórralo junto con {CHECKPOINT_PATH} y empieza de nuevo "
+            "sin --resume."
+        )
+    return effects
+
+
+def save_effect(tool_use_id, entry):
+    effects = load_effects()
+    effects[tool_use_id] = entry
+    write_json_atomic(EFFECTS_PATH, effects)
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-38
+def run_tool_uses(content):
+    """El run_tool_uses del Curso 7, con el registro: ejecutar primero, anotar después."""
+    results = []
+    for block in tool_uses(content):
+        try:
+            output = run_tool(block["name"], block["input"])
+        except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
+            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
+            continue
+        crash_point("after-tool")
+        # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
+        # con is_error (el modelo reintentaría y duplicaría el efecto); solo avisar a una persona.
+        try:
+            save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
+        except (OSError, LedgerError):
+            print(
+                f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
+                "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",
+                file=sys.stderr,
+            )
+        else:
+            crash_point("after-effect-write")
+        results.append(tool_result(block["id"], output))
+    return results
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-46
+def reconcile(cp):
+    pending = cp["pendingToolUse"]
+    if not pending:
+        return None  # no hay llamada colgante, simplemente seguir
+
+    hit = load_effects().get(pending["id"])
+    where = f"[resume][reconcile] tool_use_id={pending['id']} name={pending['name']}"
+
+    if hit:
+        print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")
+        return tool_result(pending["id"], hit["result"])
+
+    if pending["name"] in READ_ONLY:
+        print(f"{where} fallo en el registro, herramienta de solo lectura, volviendo a ejecutar")
+        output = run_tool(pending["name"], pending["input"])
+        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
+        return tool_result(pending["id"], output)
+
+    print(f"{where} fallo en el registro con efectos secundarios, no resoluble, agregando is_error")
+    return tool_result(
+        pending["id"],
+        f"Se desconoce el estado de ejecución previo a la reanudación de esta llamada a {pending['name']}: "
+        "no hay anotación en el registro y, para evitar un efecto secundario duplicado, no se volvió a "
+        "ejecutar. Por favor verifica por tu cuenta si se completó.",
+        True,
+    )
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-61
+def assistant_turn(cp):
+    """El turno del asistente de la llamada colgante, como se le mandará de nuevo a la API (la forma
+    de ``pendingAssistantContent`` ya se validó al cargar el punto de control)."""
+    return cp.get(PENDING_CONTENT) or [{"type": "tool_use", **cp["pendingToolUse"]}]
+
+
+def resume_scene(task):
+    """Carga el punto de control, concilia la llamada colgante y rellena el punto B si hacía falta."""
+    cp = load_checkpoint()
+    load_effects()  # un registro dañado se rechaza antes de escribir nada, no a mitad de camino
+    turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
+    pending = cp["pendingToolUse"]
+    print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
+    result = reconcile(cp)
+    if result:
+        # El punto A se guardó antes de empujar el turno del asistente: se recupera del punto de control.
+        messages.append({"role": "assistant", "content": assistant_turn(cp)})
+        messages.append({"role": "user", "content": [result]})
+        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
+        print(f"[turn {turns}][save B] rellenado el resultado de herramienta de este turno tras reanudar")
+        crash_point("after-save-b")
+    return turns, tokens_used, messages
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-63
+USAGE = "uso: python agent.py [--resume] [--live]"
+OPTIONS = {"--resume", "--live"}
+VARIANTS = ("dos-puntos", "solo-b")
 
 
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
-    if set(args) - OPTIONS:
-        print(f"Argumento desconocido: {' '.join(sorted(set(args) - OPTIONS))}. {USAGE}", file=sys.stderr)
+    unknown = set(args) - OPTIONS
+    if unknown:
+        print(f"Argumento desconocido: {' '.join(sorted(unknown))}. {USAGE}", file=sys.stderr)
         return 2
     resume = "--resume" in args
     variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
@@ -313,12 +318,12 @@ def main(argv=None):
         )
         return 2
     try:
-        enter_workdir(os.environ.get("AGENT_WORKDIR"))
+        enter_workdir(os.environ.get("AGENT_WORKDIR"))  # un directorio que no sirve es un error claro
         crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
         with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
-            result = run_agent(
-                make_client("--live" in args), TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos"
-            )
+            # --live sin clave falla acá, antes de tocar el disco: el reporte y el punto de control intactos.
+            client = make_client("--live" in args)
+            result = run_agent(client, TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos")
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137
@@ -326,12 +331,7 @@ def main(argv=None):
         print(err, file=sys.stderr)
         return 1
     except OSError as err:  # disco lleno, sin permiso…: la escritura atómica dejó intacto lo anterior
-        where = os.path.basename(err.filename or "") or "el directorio de trabajo"
-        print(
-            f"No se pudo escribir en {where}: {os_reason(err)}. El último punto de control guardado sigue "
-            "intacto: cuando se resuelva, retoma con --resume.",
-            file=sys.stderr,
-        )
+        print(disk_failure(err), file=sys.stderr)
         return 1
     print(f"[done] {result}")
     return 0

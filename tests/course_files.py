@@ -5,7 +5,7 @@ import hashlib
 import os
 import stat
 
-from harness.runner import REPO_ROOT
+from maintainer.paths import ROOT as REPO_ROOT
 
 LESSON_NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
 

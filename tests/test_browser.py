@@ -19,7 +19,7 @@ import urllib.request
 import nbformat
 import pytest
 
-from harness.runner import REPO_ROOT
+from maintainer.paths import ROOT as REPO_ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

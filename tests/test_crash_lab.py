@@ -13,8 +13,9 @@ import pytest
 
 from harness.crash import KINDS
 from harness.crash_lab import PLAIN_FALLBACK, CrashLab
-from harness.crash_lab_view import BRANCHES, crash_labels
-from harness.runner import REFERENCE_AGENT, REPO_ROOT
+from harness.crash_lab.view import BRANCHES, crash_labels
+from maintainer.paths import REFERENCE_AGENT
+from maintainer.paths import ROOT as REPO_ROOT
 from harness.tools import READ_ONLY
 
 TOOL_OF_TURN = {1: "read_notes", 2: "count_words", 3: "write_report"}

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from harness.runner import REPO_ROOT
+from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
 from solutions.grading.sample_class import CLASS, NIVEL_1, NIVEL_2, SOURCE, cells_by_id, submit
 

@@ -24,7 +24,8 @@ from harness.clients import make_client
 from harness.crash import KINDS, reset_crash_points
 from harness.live_model import ONE_TOOL_PER_TURN, LiveModelError
 from harness.protocol import pairing_error
-from harness.runner import REPO_ROOT, AgentRun, run_agent_process
+from harness.runner import AgentRun, run_agent_process
+from maintainer.paths import ROOT as REPO_ROOT
 from harness.tools import TOOLS, report_copies
 from solutions import agent
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, with_preamble, with_second_tool_use

@@ -16,8 +16,8 @@ import nbformat
 import pytest
 from seed_text import SEED, transcript
 
-from harness.notebook_run import WIDGET_VIEW
-from harness.runner import REPO_ROOT
+from maintainer.notebook_run import WIDGET_VIEW
+from maintainer.paths import ROOT as REPO_ROOT
 
 NOTEBOOKS = os.path.join(REPO_ROOT, "notebooks")
 LESSON = os.path.join(NOTEBOOKS, "leccion_6_puntos_de_control.ipynb")

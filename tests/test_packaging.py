@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from harness.runner import REPO_ROOT
+from maintainer.paths import ROOT as REPO_ROOT
 
 if sys.version_info >= (3, 11):
     import tomllib

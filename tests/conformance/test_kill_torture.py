@@ -12,7 +12,7 @@ import pytest
 from harness.runner import run_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import report_copies
-from harness.torture import load_files, log_problems, pairing_problems, summary, torture, window_of
+from maintainer.torture import load_files, log_problems, pairing_problems, summary, torture, window_of
 
 TASKS = int(os.environ.get("KILL_TORTURE_TASKS", "12"))
 

@@ -12,7 +12,8 @@ import pytest
 from course_files import digest
 
 from harness.lock import WorkdirBusy, workdir_lock
-from harness.runner import REPO_ROOT, run_agent_process, start_agent_process
+from harness.runner import run_agent_process, start_agent_process
+from maintainer.paths import ROOT as REPO_ROOT
 from harness.tools import report_copies
 
 NOTES = os.path.join(REPO_ROOT, "harness", "data", "sales-notes.txt")

@@ -3,11 +3,12 @@
 Cada tarea corre en su propio directorio: una corrida nueva que se mata con SIGKILL en un instante al
 azar, y después ``--resume`` (o una corrida nueva si todavía no había punto de control) hasta que el
 agente imprime ``[done]``, matando también algunas reanudaciones. Después de cada muerte se exige que
-``checkpoint.json`` y ``effects.json`` falten o carguen con los cargadores del agente de referencia; al
+``checkpoint.json`` y ``effects.json`` falten o carguen con los cargadores del agente probado (por
+omisión el de referencia, ``solutions/agent.py``; cualquier otro con ``agent=``); al
 final, que ``report.txt`` tenga el reporte exactamente una vez y que cada conversación enviada al modelo
 (anotada en ``SCRIPTED_MODEL_LOG``) respete el emparejamiento tool_use/tool_result.
 
-Lo usan ``tests/test_kill_torture.py`` (pocas tareas) y ``benchmarks/kill_torture.py`` (la cuenta
+Lo usan ``tests/conformance/test_kill_torture.py`` (pocas tareas) y ``benchmarks/kill_torture.py`` (la cuenta
 completa, con el resumen).
 """
 
@@ -25,7 +26,8 @@ from typing import NamedTuple
 
 from harness.disk_state import CHECKPOINT_FILE
 from harness.protocol import all_blocks, blocks_of
-from harness.runner import AgentRun, load_reference_agent, start_agent_process
+from harness.runner import AgentRun, load_agent, start_agent_process
+from maintainer.paths import REFERENCE_AGENT
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
 from harness.workdir import inside
@@ -57,15 +59,16 @@ class TaskResult(NamedTuple):
     problems: list
 
 
-def load_files(workdir):
-    """(checkpoint, registro, problema): cada archivo cargado con el cargador del agente, None si falta."""
-    agent = load_reference_agent()
+def load_files(workdir, agent=REFERENCE_AGENT):
+    """(checkpoint, registro, problema): cada archivo cargado con los cargadores del agente ``agent``
+    (la ruta de un agent.py), None si falta."""
+    module = load_agent(agent)
     # Los cargadores usan rutas relativas, como el agente; cada proceso del pool tiene su cwd.
     with inside(workdir):
         try:
-            cp = agent.load_checkpoint() if os.path.exists(agent.CHECKPOINT_PATH) else None
-            return cp, agent.load_effects(), None
-        except agent.HarnessError as err:
+            cp = module.load_checkpoint() if os.path.exists(module.CHECKPOINT_PATH) else None
+            return cp, module.load_effects(), None
+        except module.HarnessError as err:
             return None, None, str(err)
 
 
@@ -156,10 +159,10 @@ def changed_calls(conversation, calls):
     ]
 
 
-def run_once(workdir, env, kill_after):
+def run_once(workdir, env, kill_after, agent=REFERENCE_AGENT):
     """Una corrida del agente; si ``kill_after`` no es None, SIGKILL a esos segundos (si sigue viva)."""
     proc = start_agent_process(
-        workdir, resume=os.path.exists(os.path.join(workdir, CHECKPOINT_FILE)), env=env
+        workdir, agent=agent, resume=os.path.exists(os.path.join(workdir, CHECKPOINT_FILE)), env=env
     )
     try:
         proc.wait(timeout=60 if kill_after is None else kill_after)
@@ -169,16 +172,16 @@ def run_once(workdir, env, kill_after):
     return AgentRun(proc.returncode, stdout, stderr)
 
 
-def run_task(seed, horizon, expected_report):
+def run_task(seed, horizon, expected_report, agent=REFERENCE_AGENT):
     """Una tarea completa con muertes al azar; devuelve lo observado, sin afirmar nada."""
     with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
         log = os.path.join(workdir, "..", f"{os.path.basename(workdir)}.jsonl")
         env = {"AGENT_JITTER_MS": JITTER_MS, "SCRIPTED_MODEL_LOG": log}
         try:
             runs, final, deaths, branches, problems = run_until_done(
-                workdir, env, random.Random(seed), horizon
+                workdir, env, random.Random(seed), horizon, agent
             )
-            copies, report_ok, told, found = final_checks(workdir, log, expected_report, deaths)
+            copies, report_ok, told, found = final_checks(workdir, log, expected_report, deaths, agent)
         finally:
             if os.path.exists(log):
                 os.remove(log)
@@ -188,19 +191,19 @@ def run_task(seed, horizon, expected_report):
     return TaskResult(seed, deaths, branches, runs, final, report_ok, copies, told, problems)
 
 
-def run_until_done(workdir, env, rng, horizon):
+def run_until_done(workdir, env, rng, horizon, agent=REFERENCE_AGENT):
     """Corre, mata y reanuda hasta ``[done]``, un fallo o MAX_RUNS: (corridas, texto final, muertes,
     ramas de reconcile, problemas)."""
     deaths, branches, problems, final, runs = [], [], [], None, 0
     while final is None and runs < MAX_RUNS:
         kill = runs == 0 or (len(deaths) < MAX_DEATHS and rng.random() < RESUME_KILL_CHANCE)
-        run = run_once(workdir, env, rng.uniform(0, horizon) if kill else None)
+        run = run_once(workdir, env, rng.uniform(0, horizon) if kill else None, agent)
         runs += 1
         if run.branch is not None:
             branches.append(run.branch)
         final = done_text(run.stdout)
         if final is None and run.returncode == -signal.SIGKILL:
-            deaths.append(_death(workdir, run.stdout))
+            deaths.append(_death(workdir, run.stdout, agent))
         elif final is None:
             problems.append(f"salida {run.returncode}: {run.stderr.strip()[:200]}")
             break
@@ -213,12 +216,12 @@ def done_text(stdout):
     return done[-1][len("[done] ") :] if done else None
 
 
-def final_checks(workdir, log, expected_report, deaths):
+def final_checks(workdir, log, expected_report, deaths, agent=REFERENCE_AGENT):
     """(copias del reporte, ¿reporte exacto?, ¿se le dijo is_error?, problemas): lo que se revisa al
     terminar, más los archivos ilegibles que dejó cada muerte."""
     report = os.path.join(workdir, REPORT_PATH)
     log_found, told = log_problems(log) if os.path.exists(log) else (["no hay log"], False)
-    _, _, file_problem = load_files(workdir)
+    _, _, file_problem = load_files(workdir, agent)
     problems = log_found + [d.problem for d in deaths if d.problem] + ([file_problem] if file_problem else [])
     return report_copies(report), _read(report) == expected_report, told, problems
 
@@ -230,21 +233,21 @@ def _read(path):
         return f.read()
 
 
-def _death(workdir, stdout):
-    cp, effects, problem = load_files(workdir)
+def _death(workdir, stdout, agent=REFERENCE_AGENT):
+    cp, effects, problem = load_files(workdir, agent)
     tmp_left = any(name.endswith(".tmp") for name in os.listdir(workdir))
     window = "archivo ilegible" if problem else window_of(cp, effects, workdir)
     return Death(window, last_line_kind(stdout), tmp_left, problem)
 
 
-def calibrate(runs=5):
+def calibrate(runs=5, agent=REFERENCE_AGENT):
     """(horizonte en segundos, reporte esperado): la duración de una corrida completa con demoras, y
     los bytes exactos de una sola copia del reporte."""
     times, report = [], None
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
             start = time.perf_counter()
-            run = run_once(workdir, {"AGENT_JITTER_MS": JITTER_MS}, None)
+            run = run_once(workdir, {"AGENT_JITTER_MS": JITTER_MS}, None, agent)
             times.append(time.perf_counter() - start)
             if run.returncode != 0:
                 raise RuntimeError(f"la corrida de calibración falló: {run.stderr}")
@@ -252,9 +255,11 @@ def calibrate(runs=5):
     return 1.2 * statistics.median(times), report
 
 
-def torture(tasks, workers=2, max_seconds=None, first_seed=0):
-    """Corre ``tasks`` tareas en ``workers`` procesos; deja de lanzar nuevas pasado ``max_seconds``."""
-    horizon, expected = calibrate()
+def torture(tasks, workers=2, max_seconds=None, first_seed=0, agent=REFERENCE_AGENT):
+    """Corre ``tasks`` tareas del agente ``agent`` (la ruta de un agent.py) en ``workers`` procesos;
+    deja de lanzar nuevas pasado ``max_seconds``."""
+    agent = os.path.abspath(agent)
+    horizon, expected = calibrate(agent=agent)
     deadline = time.monotonic() + max_seconds if max_seconds else None
     results, running = [], set()
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -264,7 +269,7 @@ def torture(tasks, workers=2, max_seconds=None, first_seed=0):
             if len(running) >= 2 * workers:  # pocas en cola: así el límite de tiempo se respeta
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 results += [f.result() for f in finished]
-            running.add(pool.submit(run_task, seed, horizon, expected))
+            running.add(pool.submit(run_task, seed, horizon, expected, agent))
         results += [f.result() for f in running]
     return sorted(results), horizon
 

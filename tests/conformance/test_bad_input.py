@@ -14,19 +14,19 @@ import tempfile
 import pytest
 from course_files import digest
 
-from harness.runner import REPO_ROOT, agent_command, run_agent_process, start_agent_process
 from harness.tools import report_copies
+from maintainer.paths import ROOT as REPO_ROOT
 
 DO_SOMETHING = ("Bórralo", "bórralo", "revísalo", "Revísalo", "revisa ese archivo")
 
 
 @pytest.fixture(scope="module")
-def crashed_state(tmp_path_factory):
+def crashed_state(tmp_path_factory, run):
     """Un directorio real tras morir en el punto A del turno 3 (y otro tras el punto B del turno 2)."""
     states = {}
     for label in ("after-save-a:3", "after-save-b:2", "after-effect-write:3"):
         workdir = tmp_path_factory.mktemp(label.replace(":", "-"))
-        assert run_agent_process(workdir, crash_after=label).killed
+        assert run(workdir, crash_after=label).killed
         states[label] = workdir
     return states
 
@@ -42,17 +42,17 @@ def copy_state(source, target):
     return target
 
 
-def refused(workdir, *, resume=True, names="checkpoint.json", env=None, hint=True):
+def refused(run, workdir, *, resume=True, names="checkpoint.json", env=None, hint=True):
     """Corre el agente y exige el rechazo limpio; devuelve la línea de error. ``hint=False`` para los
     textos de la lección, que se mantienen al pie de la letra aunque no digan qué hacer."""
     before = digest(workdir)
-    run = run_agent_process(workdir, resume=resume, env=env)
-    assert run.returncode == 1, (run.returncode, run.stdout, run.stderr)
-    assert run.stdout == "" and "Traceback" not in run.stderr
-    assert run.stderr.count("\n") == 1, run.stderr
-    assert names in run.stderr and (not hint or any(h in run.stderr for h in DO_SOMETHING)), run.stderr
+    done = run(workdir, resume=resume, env=env)
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert names in done.stderr and (not hint or any(h in done.stderr for h in DO_SOMETHING)), done.stderr
     assert digest(workdir) == before, "un rechazo no puede cambiar ni borrar nada"
-    return run.stderr.strip()
+    return done.stderr.strip()
 
 
 def edit_json(path, change):
@@ -65,23 +65,23 @@ def edit_json(path, change):
 
 
 @pytest.mark.parametrize("cut", [0, 1, 0.33, 0.5, -1])
-def test_truncated_checkpoint(state, cut):
+def test_truncated_checkpoint(run, state, cut):
     path = state / "checkpoint.json"
     raw = path.read_bytes()
     path.write_bytes(raw[: int(len(raw) * cut) if isinstance(cut, float) else cut % len(raw)])
-    assert refused(state).startswith("No se pudo parsear checkpoint.json")
+    assert refused(run, state).startswith("No se pudo parsear checkpoint.json")
 
 
-def test_checkpoint_not_utf8(state):
+def test_checkpoint_not_utf8(run, state):
     path = state / "checkpoint.json"
     path.write_bytes(path.read_text(encoding="utf-8").encode("latin-1"))  # las «ó» dejan de ser UTF-8
-    assert refused(state).startswith("No se pudo parsear checkpoint.json")
+    assert refused(run, state).startswith("No se pudo parsear checkpoint.json")
 
 
-def test_checkpoint_is_a_directory(state):
+def test_checkpoint_is_a_directory(run, state):
     (state / "checkpoint.json").unlink()
     (state / "checkpoint.json").mkdir()
-    assert refused(state) == "No se puede leer checkpoint.json (es un directorio); revisa ese archivo."
+    assert refused(run, state) == "No se puede leer checkpoint.json (es un directorio); revisa ese archivo."
 
 
 SHAPES = {
@@ -108,26 +108,26 @@ SHAPES = {
 
 
 @pytest.mark.parametrize("case", SHAPES)
-def test_checkpoint_of_the_wrong_shape(state, case):
+def test_checkpoint_of_the_wrong_shape(run, state, case):
     change, problem = SHAPES[case]
     edit_json(state / "checkpoint.json", change)
-    message = refused(state)
+    message = refused(run, state)
     assert message.startswith("checkpoint.json no tiene la forma de un punto de control: ")
     assert problem in message and message.endswith("bórralo y empieza de nuevo sin --resume.")
 
 
 @pytest.mark.parametrize("version", [2, True, None, [1]])
-def test_checkpoint_of_another_version(state, version):
+def test_checkpoint_of_another_version(run, state, version):
     edit_json(state / "checkpoint.json", lambda cp: cp.update(version=version))
-    assert refused(state, hint=False) == (
+    assert refused(run, state, hint=False) == (
         f"checkpoint.json tiene version={json.dumps(version)}; este programa solo acepta version=1 y se niega "
         "a cargarlo."
     )
 
 
-def test_checkpoint_that_is_a_list(state):
+def test_checkpoint_that_is_a_list(run, state):
     (state / "checkpoint.json").write_text("[]", encoding="utf-8")
-    assert refused(state, hint=False).startswith("checkpoint.json tiene version=null")
+    assert refused(run, state, hint=False).startswith("checkpoint.json tiene version=null")
 
 
 # —— effects.json (el registro) ——
@@ -153,25 +153,25 @@ LEDGERS = {
 
 
 @pytest.mark.parametrize("case", LEDGERS)
-def test_damaged_ledger(state, case):
+def test_damaged_ledger(run, state, case):
     raw, expected = LEDGERS[case]
     (state / "effects.json").write_bytes(raw)
-    message = refused(state, names="effects.json")
+    message = refused(run, state, names="effects.json")
     assert expected in message and "sin --resume" in message
 
 
-def test_damaged_ledger_is_refused_even_with_nothing_pending(crashed_state, tmp_path):
+def test_damaged_ledger_is_refused_even_with_nothing_pending(run, crashed_state, tmp_path):
     """Con pendingToolUse null reconcile no lee el registro: igual se valida antes de escribir nada."""
     workdir = copy_state(crashed_state["after-save-b:2"], tmp_path / "w")
     (workdir / "effects.json").write_bytes(b'{"toolu_01": ')
-    assert refused(workdir, names="effects.json").startswith("No se pudo parsear effects.json")
+    assert refused(run, workdir, names="effects.json").startswith("No se pudo parsear effects.json")
 
 
-def test_ledger_is_a_directory(state):
+def test_ledger_is_a_directory(run, state):
     (state / "effects.json").unlink()
     (state / "effects.json").mkdir()
     assert (
-        refused(state, names="effects.json")
+        refused(run, state, names="effects.json")
         == "No se puede leer effects.json (es un directorio); revisa ese archivo."
     )
 
@@ -179,29 +179,28 @@ def test_ledger_is_a_directory(state):
 # —— archivos .tmp sobrantes: nunca se leen ——
 
 
-def test_leftover_tmp_files_are_never_trusted_on_resume(crashed_state, tmp_path):
+def test_leftover_tmp_files_are_never_trusted_on_resume(run, crashed_state, tmp_path):
     workdir = copy_state(crashed_state["after-effect-write:3"], tmp_path / "w")
     (workdir / "checkpoint.json.tmp").write_bytes(b'{"version": 1, "turns": 9')
     (workdir / "effects.json.tmp").write_bytes(b"basura")
-    run = run_agent_process(workdir, resume=True)
-    assert run.returncode == 0 and "acierto en el registro" in run.stdout
+    done = run(workdir, resume=True)
+    assert done.returncode == 0 and "acierto en el registro" in done.stdout
     assert report_copies(workdir / "report.txt") == 1
 
 
-def test_a_tmp_file_is_not_promoted_when_the_checkpoint_is_missing(crashed_state, tmp_path):
+def test_a_tmp_file_is_not_promoted_when_the_checkpoint_is_missing(run, crashed_state, tmp_path):
     workdir = copy_state(crashed_state["after-save-a:3"], tmp_path / "w")
     os.replace(workdir / "checkpoint.json", workdir / "checkpoint.json.tmp")
     assert (
-        refused(workdir, hint=False)
+        refused(run, workdir, hint=False)
         == "No se encuentra checkpoint.json; no hay nada desde donde hacer --resume"
     )
 
 
-def test_a_fresh_run_cleans_leftover_tmp_files(state):
+def test_a_fresh_run_cleans_leftover_tmp_files(run, state):
     (state / "checkpoint.json.tmp").write_bytes(b"{")
     (state / "effects.json.tmp").write_bytes(b"{")
-    run = run_agent_process(state)
-    assert run.returncode == 0
+    assert run(state).returncode == 0
     assert sorted(os.listdir(state)) == ["checkpoint.json", "effects.json", "report.txt", "sales-notes.txt"]
 
 
@@ -209,11 +208,11 @@ def test_a_fresh_run_cleans_leftover_tmp_files(state):
 
 
 @pytest.mark.parametrize("kind", ["archivo", "inexistente"])
-def test_workdir_that_is_a_file_or_missing(tmp_path, kind):
+def test_workdir_that_is_a_file_or_missing(command, tmp_path, kind):
     target = tmp_path / "no-soy-un-directorio"
     if kind == "archivo":
         target.write_text("x", encoding="utf-8")
-    args, env = agent_command(tmp_path)
+    args, env = command(tmp_path)
     env["AGENT_WORKDIR"] = os.fspath(target)
     done = subprocess.run(
         args, cwd=tmp_path, env=env, capture_output=True, text=True, encoding="utf-8", timeout=60
@@ -248,7 +247,7 @@ def unwritable_runs():
 
 @pytest.mark.parametrize("resume", [False, True], ids=["nueva", "--resume"])
 @pytest.mark.parametrize("way", ["bind de solo lectura", "usuario nobody"])
-def test_workdir_not_writable(crashed_state, resume, way):
+def test_workdir_not_writable(start, agent, crashed_state, resume, way):
     ways = unwritable_runs()
     if way not in ways:
         pytest.skip(
@@ -256,13 +255,22 @@ def test_workdir_not_writable(crashed_state, resume, way):
         )
     # Un directorio que nobody puede atravesar pero no escribir (el tmp de pytest es 700).
     workdir = tempfile.mkdtemp(prefix="solo-lectura-")
+    # El agente, donde nobody pueda leerlo (el exportado del notebook vive en el tmp 700 de pytest).
+    readable = tempfile.mkdtemp(prefix="agente-")
     try:
         shutil.copytree(crashed_state["after-save-a:3"], workdir, dirs_exist_ok=True)
         os.chmod(workdir, 0o755)
+        os.chmod(readable, 0o755)
+        copied = shutil.copy(agent, os.path.join(readable, "agent.py"))
+        os.chmod(copied, 0o644)
         before = digest(workdir)
         # Otro usuario no ve la instalación editable de root: el paquete se le indica con PYTHONPATH.
-        proc = start_agent_process(
-            workdir, resume=resume, prefix=ways[way](workdir), env={"PYTHONPATH": REPO_ROOT}
+        proc = start(
+            workdir,
+            agent=copied,
+            resume=resume,
+            prefix=ways[way](workdir),
+            env={"PYTHONPATH": REPO_ROOT},
         )
         stdout, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 1 and stdout == "" and stderr.count("\n") == 1, (stdout, stderr)
@@ -273,20 +281,21 @@ def test_workdir_not_writable(crashed_state, resume, way):
         assert digest(workdir) == before
     finally:
         shutil.rmtree(workdir)
+        shutil.rmtree(readable)
 
 
 # —— una escritura del registro que falla ——
 
 
-def test_a_failing_ledger_write_still_returns_the_result(workdir):
+def test_a_failing_ledger_write_still_returns_the_result(run, workdir):
     """Un directorio llamado effects.json.tmp hace fallar cada escritura del registro: la lección avisa
     a una persona y le devuelve igual el resultado al modelo (sin is_error, que duplicaría el efecto)."""
     (workdir / "effects.json.tmp").mkdir()
-    run = run_agent_process(workdir, env={"SCRIPTED_MODEL_LOG": os.fspath(workdir / "model.jsonl")})
-    assert run.returncode == 0 and run.stdout.endswith(
+    done = run(workdir, env={"SCRIPTED_MODEL_LOG": os.fspath(workdir / "model.jsonl")})
+    assert done.returncode == 0 and done.stdout.endswith(
         "[done] Reporte escrito en report.txt, tarea completa.\n"
     )
-    assert run.stderr.splitlines() == [
+    assert done.stderr.splitlines() == [
         f"[falló la escritura del registro] tool_use_id=toolu_0{n}: el efecto secundario ya ocurrió, riesgo de "
         "ejecución duplicada al reanudar, por favor revisa a mano"
         for n in (1, 2, 3)
@@ -302,15 +311,15 @@ def test_a_failing_ledger_write_still_returns_the_result(workdir):
 # —— una escritura del punto de control que falla a mitad de corrida (disco lleno, por ejemplo) ——
 
 
-def test_a_failing_checkpoint_write_is_one_line_and_keeps_the_last_checkpoint(state):
+def test_a_failing_checkpoint_write_is_one_line_and_keeps_the_last_checkpoint(run, state):
     """Un directorio llamado checkpoint.json.tmp hace fallar el punto B que rellena la reanudación
     (como un disco lleno): una línea clara, y el punto de control anterior intacto y reanudable."""
     (state / "checkpoint.json.tmp").mkdir()
     saved = (state / "checkpoint.json").read_bytes()
-    run = run_agent_process(state, resume=True)
-    assert run.returncode == 1 and "Traceback" not in run.stderr and run.stderr.count("\n") == 1
-    assert run.stderr.startswith("No se pudo escribir en checkpoint.json.tmp: es un directorio.")
+    done = run(state, resume=True)
+    assert done.returncode == 1 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("No se pudo escribir en checkpoint.json.tmp: es un directorio.")
     assert (state / "checkpoint.json").read_bytes() == saved
     (state / "checkpoint.json.tmp").rmdir()
-    resumed = run_agent_process(state, resume=True)
+    resumed = run(state, resume=True)
     assert resumed.returncode == 0 and report_copies(state / "report.txt") == 1

@@ -7,8 +7,8 @@
     lab.resume()             # proceso nuevo con --resume
     print(lab.summary())     # resumen determinista del último paso
 
-Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process): el del notebook
-(``_trabajo/agent.py``, relativo a la carpeta del notebook) si existe, el de referencia si no.
+Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process): el que la lección
+exporta a ``_trabajo/agent.py`` (relativo a la carpeta del notebook), u otro que se le pase.
 El agente nunca importa este módulo: ipywidgets queda fuera de su camino.
 """
 
@@ -18,9 +18,10 @@ import subprocess
 
 import ipywidgets as w
 
-from harness import crash_lab_view as view
+from harness.crash_lab import view
 from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES, read_disk_state
-from harness.runner import REFERENCE_AGENT, REPO_ROOT, run_agent_process
+from harness.errors import HarnessError
+from harness.runner import run_agent_process
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
@@ -38,8 +39,6 @@ PLAIN_FALLBACK = (
 def agent_name(path):
     """Qué agente corre, sin rutas absolutas (la salida guardada de un notebook no las admite)."""
     real = os.path.realpath(path)
-    if real == os.path.realpath(REFERENCE_AGENT):
-        return f"agente de referencia ({os.path.relpath(REFERENCE_AGENT, REPO_ROOT)})"
     if os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT:
         return f"agente armado en el notebook ({NOTEBOOK_AGENT})"
     return f"agente {os.path.basename(path)}"
@@ -63,10 +62,14 @@ class CrashLab:
 
     @property
     def agent(self):
-        """El agente del notebook si ya está escrito, el de referencia si no (salvo que se fije uno)."""
-        if self._agent:
-            return os.path.abspath(self._agent)
-        return self._notebook_agent if os.path.exists(self._notebook_agent) else REFERENCE_AGENT
+        """El agente que se fijó al crear el laboratorio, o el que exportó la lección."""
+        path = os.path.abspath(self._agent) if self._agent else self._notebook_agent
+        if not os.path.exists(path):
+            raise HarnessError(
+                f"No está {NOTEBOOK_AGENT}: ejecuta antes la celda de export_agent de la lección (o pásale "
+                "al laboratorio otro agente con CrashLab(agent=...))."
+            )
+        return path
 
     @property
     def label(self):
