@@ -6,6 +6,7 @@ Las piezas pequeñas (``ask_model``, ``final_text``…) las reutiliza el agente 
 """
 
 from harness.protocol import block_to_dict
+from harness.replies import check_final, check_stop_reason, continue_paused
 from harness.tools import run_tool
 
 # El modelo por omisión de --live (ANTHROPIC_MODEL lo cambia); el guionado lo ignora.
@@ -18,8 +19,14 @@ MAX_TURNS = 20
 
 
 def ask_model(client, tools, messages):
-    """Una llamada a ``client.messages.create``, con los mismos argumentos que el SDK real."""
-    return client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=messages)
+    """Una llamada a ``client.messages.create``, con los mismos argumentos que el SDK real. Un turno en
+    pausa (``pause_turn``) se continúa acá mismo; un ``stop_reason`` que no es ``tool_use`` ni un final
+    (cortado, rechazo, desconocido) es un error de una línea, nunca un final (``harness.replies``)."""
+
+    def create(sent):
+        return client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=sent)
+
+    return check_stop_reason(continue_paused(create, messages), MAX_TOKENS)
 
 
 def usage_tokens(response):
@@ -27,8 +34,11 @@ def usage_tokens(response):
 
 
 def final_text(response):
-    """El texto con el que el modelo cierra la tarea."""
-    return "".join(b.text for b in response.content if b.type == "text")
+    """El texto con el que el modelo cierra la tarea (un cierre vacío es un error, no un final)."""
+    blocks = [block_to_dict(b) for b in response.content]
+    text = "".join(b.get("text") or "" for b in blocks if b["type"] == "text")
+    check_final(response, text)
+    return text
 
 
 def tool_result(tool_use_id, content, is_error=False):

@@ -9,10 +9,8 @@ import json
 import os
 from typing import NamedTuple
 
-from harness.tools import REPORT_PATH, report_copies
+from harness.tools import CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, report_copies
 
-CHECKPOINT_FILE = "checkpoint.json"
-EFFECTS_FILE = "effects.json"
 # Los temporales de write_durable que una muerte a mitad de escritura puede dejar; nunca se leen.
 TMP_FILES = (CHECKPOINT_FILE + ".tmp", EFFECTS_FILE + ".tmp")
 
@@ -80,9 +78,13 @@ def describe_checkpoint(cp):
     last = last_tool_results(cp.get("messages") or [])
     results = ", ".join(last) if last else "ninguno"
     return (
-        f"turns={cp.get('turns')} · pendingToolUse={hanging} · {len(cp.get('messages') or [])} mensajes · "
+        f"turns={cp.get('turns')} · pendingToolUse={hanging} · {messages_count(cp.get('messages') or [])} · "
         f"último tool_result: {results}"
     )
+
+
+def messages_count(messages):
+    return "1 mensaje" if len(messages) == 1 else f"{len(messages)} mensajes"
 
 
 def last_tool_results(messages):
@@ -101,7 +103,8 @@ def describe_ledger(ledger):
     if not ledger:
         return "sin anotaciones"
     entries = (f"{tid} {entry.get('name')}" for tid, entry in ledger.items() if isinstance(entry, dict))
-    return f"{len(ledger)} anotación(es): " + ", ".join(entries)
+    count = f"{len(ledger)} anotación" if len(ledger) == 1 else f"{len(ledger)} anotaciones"
+    return f"{count}: " + ", ".join(entries)
 
 
 def describe_report(copies):

@@ -1,32 +1,102 @@
-"""La excepción base de las condiciones esperadas: main() las muestra en una línea, sin traza."""
+"""La excepción base de las condiciones esperadas: main() las muestra en una línea, sin traza; y los
+fallos del disco dichos en español, con qué se intentaba (leer, escribir, borrar) y qué quedó."""
 
+import contextlib
+import errno
 import os
+import sys
 
 
 class HarnessError(Exception):
     """Un error que la persona usuaria puede entender y resolver (archivo corrupto, falta algo…)."""
 
 
-# Los motivos más comunes de un OSError, en español (el strerror del sistema viene en inglés).
+# Los motivos de un OSError, en español: el strerror del sistema viene en inglés y no se muestra.
 _OS_REASONS = {
-    2: "no existe",
-    13: "sin permiso",
-    20: "no es un directorio",
-    21: "es un directorio",
-    28: "el disco está lleno",
-    30: "el sistema de archivos es de solo lectura",
+    errno.EPERM: "operación no permitida",
+    errno.ENOENT: "no existe",
+    errno.EIO: "error de entrada/salida del disco",
+    errno.EBADF: "el descriptor ya no es válido",
+    errno.EAGAIN: "recurso ocupado por ahora",
+    errno.ENOMEM: "no alcanza la memoria",
+    errno.EACCES: "sin permiso",
+    errno.EBUSY: "está en uso",
+    errno.EEXIST: "ya existe",
+    errno.EXDEV: "está en otro sistema de archivos",
+    errno.ENOTDIR: "no es un directorio",
+    errno.EISDIR: "es un directorio",
+    errno.EINVAL: "no es un archivo común",
+    errno.EMFILE: "hay demasiados archivos abiertos",
+    errno.EFBIG: "el archivo es demasiado grande",
+    errno.ENOSPC: "el disco está lleno",
+    errno.EROFS: "el sistema de archivos es de solo lectura",
+    errno.EPIPE: "la salida está cerrada",
+    errno.ENAMETOOLONG: "el nombre es demasiado largo",
+    errno.ENOTEMPTY: "el directorio no está vacío",
+    errno.ELOOP: "es un enlace simbólico, y el agente no sigue enlaces en sus propios archivos",
+    errno.EDQUOT: "se agotó la cuota de disco",
 }
 
 
 def os_reason(err):
     """El motivo de ``err`` (un OSError) en una frase corta en español."""
-    return _OS_REASONS.get(err.errno, err.strerror or "error del sistema")
+    if err.errno in _OS_REASONS:
+        return _OS_REASONS[err.errno]
+    return f"error del sistema número {err.errno}" if err.errno else "error del sistema"
+
+
+class DiskError(OSError):
+    """Un ``OSError`` que sabe qué se intentaba (``action``: «leer», «escribir en», «borrar») y qué
+    quedó en disco (``outcome``); sigue siendo un OSError para quien ya lo atrapa como tal."""
+
+    def __init__(self, err, action, outcome):
+        super().__init__(err.errno, err.strerror, err.filename)
+        self.action, self.outcome = action, outcome
+
+    @classmethod
+    @contextlib.contextmanager
+    def doing(cls, action, outcome):
+        """Dentro del bloque, un OSError sale como ``DiskError(err, action, outcome)``."""
+        try:
+            yield
+        except DiskError:
+            raise
+        except OSError as err:
+            raise cls(err, action, outcome) from err
 
 
 def disk_failure(err):
-    """La línea de ``main()`` para un ``OSError`` que no se esperaba (disco lleno, sin permiso…)."""
+    """La línea de ``main()`` para un ``OSError``: qué se intentaba, con qué archivo, por qué y qué
+    quedó. Sin saber qué quedó (un OSError sin contexto), no promete nada."""
     where = os.path.basename(err.filename or "") or "el directorio de trabajo"
+    if isinstance(err, DiskError):
+        return (
+            f"No se pudo {err.action} {where}: {os_reason(err)}. Se detuvo ahí y {err.outcome}: cuando "
+            "se resuelva, retoma con --resume (o vuelve a empezar sin él si no había punto de control)."
+        )
     return (
-        f"No se pudo escribir en {where}: {os_reason(err)}. El último punto de control guardado sigue "
-        "intacto: cuando se resuelva, retoma con --resume."
+        f"Falló una operación de disco con {where}: {os_reason(err)}. Revisa el estado con "
+        "--resume cuando se resuelva (o vuelve a empezar sin él si no había punto de control)."
     )
+
+
+def print_final(line):
+    """Imprime la última línea de una corrida y devuelve el código de salida: 0, o 1 si la salida
+    estándar ya no acepta nada (una tubería cerrada, un disco lleno), sin traza de Python."""
+    try:
+        print(line, flush=True)
+        return 0
+    except OSError as err:
+        # Lo que quedó en el búfer iría a parar de nuevo a la salida cerrada al terminar el proceso.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        with contextlib.suppress(OSError, ValueError):
+            print(
+                f"La tarea terminó, pero no se pudo mostrar su última línea: {os_reason(err)}. El punto "
+                "de control y el reporte ya están guardados.",
+                file=sys.stderr,
+                flush=True,
+            )
+        return 1

@@ -8,6 +8,9 @@ no una cola en memoria: un proceso nuevo que reanuda en cualquier punto recibe l
 El guion, una herramienta por turno: toolu_01 read_notes → toolu_02 count_words → toolu_03
 write_report → texto final. Si write_report vuelve con ``is_error``, el modelo hace lo que la
 lección pide: verifica con check_report (solo lectura) y termina, o escribe el reporte una vez más.
+Si una herramienta de solo lectura vuelve con ``is_error`` (un error de lectura pasajero), la llama
+otra vez, como haría un modelo real; tras ``READ_ATTEMPTS`` fallas seguidas se rinde con un texto
+final que dice qué falló, en vez de inventar.
 """
 
 import json
@@ -16,11 +19,17 @@ import os
 from harness.errors import HarnessError
 from harness.jitter import jitter
 from harness.protocol import blocks_of, pairing_error
-from harness.tools import NOTES_PATH, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
+from harness.tools import NOTES_PATH, READ_ONLY, REPORT_DAMAGED, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 
 MODEL_NAME = "modelo-guionado"
 FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
 VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
+DAMAGED_TEXT = (
+    "report.txt existe pero está dañado; no escribo encima para no esconder el daño. Revísalo a mano "
+    "(o bórralo) antes de volver a pedírmelo."
+)
+# Intentos de una herramienta de solo lectura que vuelve con is_error, antes de rendirse.
+READ_ATTEMPTS = 3
 # Más llamadas a herramientas que esto ya no está en ningún guion: mejor fallar que inventar. Cada
 # muerte en la ventana de write_report agrega un ciclo «is_error → check_report → write_report» (dos
 # llamadas más); el tope queda por encima del MAX_TURNS del agente (20), para que sea su límite, el
@@ -100,9 +109,12 @@ def _results(messages):
 
 def _write_input(messages):
     """La entrada de write_report: el reporte breve, hecho con lo que el modelo leyó y contó."""
-    uses, results = _tool_uses(messages), _results(messages)
-    notes = next(_text(results[i]["content"]) for i, u in uses.items() if u["name"] == "read_notes")
-    words = next(_text(results[i]["content"]) for i, u in uses.items() if u["name"] == "count_words")
+    uses = _tool_uses(messages)
+    # Lo que devolvió cada herramienta la última vez que anduvo (un intento con is_error no cuenta).
+    ok = {
+        uses[i]["name"]: _text(r["content"]) for i, r in _results(messages).items() if not r.get("is_error")
+    }
+    notes, words = ok["read_notes"], ok["count_words"]
     clients = [line[2:].split(":")[0] for line in notes.splitlines() if line.startswith("- ")]
     lines = [REPORT_TITLE, "", f"Fuente: {words}.", f"Clientes con novedades: {len(clients)}."]
     return {"path": REPORT_PATH, "content": "\n".join(lines + [f"- {c}" for c in clients]) + "\n"}
@@ -118,7 +130,10 @@ def _next_step(messages):
     result = next((b for b in reversed(content) if b.get("type") == "tool_result"), None)
     if result is None:
         raise ScriptError("el último mensaje no trae ningún tool_result")
-    name, ok = _tool_uses(messages)[result["tool_use_id"]]["name"], not result.get("is_error")
+    uses = _tool_uses(messages)
+    name, ok = uses[result["tool_use_id"]]["name"], not result.get("is_error")
+    if not ok and name in READ_ONLY:
+        return _read_again(messages, uses, result)
     if name == "read_notes" and ok:
         return "count_words", {"path": NOTES_PATH}
     if name == "count_words" and ok:
@@ -126,10 +141,31 @@ def _next_step(messages):
     if name == "write_report":
         return (None, FINAL_TEXT) if ok else ("check_report", {"path": REPORT_PATH})
     if name == "check_report" and ok:
+        if REPORT_DAMAGED in _text(result["content"]):
+            return None, DAMAGED_TEXT
         if REPORT_MISSING in _text(result["content"]):
             return "write_report", _write_input(messages)
         return None, VERIFIED_TEXT
-    raise ScriptError(f"no hay respuesta guionada para un tool_result de {name} con is_error")
+    raise ScriptError(f"no hay respuesta guionada para un tool_result de {name}")
+
+
+def _read_again(messages, uses, result):
+    """Tras un ``is_error`` de una herramienta de solo lectura: la misma llamada otra vez, o, tras
+    ``READ_ATTEMPTS`` fallas seguidas de esa herramienta, un texto final que lo dice."""
+    call = uses[result["tool_use_id"]]
+    failures = 0
+    for message in reversed([m for m in messages if m.get("role") == "user"]):
+        last = next(reversed(_results([message]).values()), None)
+        if last is None or not last.get("is_error") or uses[last["tool_use_id"]]["name"] != call["name"]:
+            break
+        failures += 1
+    if failures < READ_ATTEMPTS:
+        return call["name"], call["input"]
+    reason = _text(result.get("content") or "")
+    return None, (
+        f"No pude completar la tarea: {call['name']} falló {failures} veces seguidas ({reason}). No escribí "
+        "nada más; cuando se resuelva, vuelve a empezar la tarea."
+    )
 
 
 class _ScriptedMessages:

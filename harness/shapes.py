@@ -122,3 +122,13 @@ def ledger_problem(effects):
         if not _count(entry.get("at")):
             return f"{where} no tiene un «at» entero (milisegundos)"
     return None
+
+
+def pending_entry_problem(pending, effects):
+    """La anotación del registro para la llamada colgante tiene que ser de su misma herramienta: con
+    otro «name» no es un acierto sino un registro que no corresponde a este punto de control (reusar su
+    resultado le mentiría al modelo). Devuelve el problema en una frase, o None."""
+    entry = effects.get(pending["id"]) if pending else None
+    if entry and entry["name"] != pending["name"]:
+        return f"la anotación de {pending['id']} es de {entry['name']}, pero la llamada colgante es de {pending['name']}"
+    return None

@@ -2,13 +2,14 @@
 
 ``read_notes``, ``count_words`` y ``check_report`` solo leen; ``write_report`` tiene un efecto
 secundario: agrega el reporte al final de ``report.txt``, así que una segunda ejecución se ve.
-Todas resuelven sus rutas dentro del directorio actual (el directorio de trabajo del agente).
+Todas resuelven sus rutas dentro del directorio actual (el directorio de trabajo del agente) y
+ninguna toca los archivos propios del agente (punto de control, registro, temporales).
 """
 
 import os
 
-from harness.durable import write_durable
-from harness.errors import HarnessError
+from harness.durable import read_bytes, remove_durably, write_durable
+from harness.errors import HarnessError, os_reason
 from harness.jitter import jitter
 
 NOTES_PATH = "sales-notes.txt"
@@ -17,6 +18,13 @@ REPORT_PATH = "report.txt"
 REPORT_TITLE = "# Reporte de ventas"
 # Lo que el modelo guionado busca en la respuesta de check_report para volver a escribir el reporte.
 REPORT_MISSING = "el reporte no se escribió"
+# Y lo que busca para no escribir encima de un reporte que ya está, pero roto.
+REPORT_DAMAGED = "el reporte está dañado"
+# Los archivos del agente mismo: una herramienta que los tocara (el modelo elige las rutas) podría
+# falsear el punto de control o el registro. Sus temporales terminan en TMP_SUFFIX.
+CHECKPOINT_FILE = "checkpoint.json"
+EFFECTS_FILE = "effects.json"
+TMP_SUFFIX = ".tmp"
 
 READ_ONLY = frozenset({"read_notes", "count_words", "check_report"})
 
@@ -33,22 +41,33 @@ def _arg(tool_input, key):
 
 
 def _path(tool_input):
-    """La ruta pedida, que no puede salir del directorio de trabajo."""
+    """La ruta pedida (con sus enlaces resueltos), que no puede salir del directorio de trabajo ni
+    ser uno de los archivos del agente."""
     raw = _arg(tool_input, "path")
     root = os.path.realpath(os.getcwd())
     full = os.path.realpath(os.path.join(root, raw))
     if os.path.commonpath([root, full]) != root:
         raise ToolError(f"la ruta {raw} queda fuera del directorio de trabajo")
+    name = os.path.basename(full)
+    if os.path.dirname(full) == root and (
+        name in (CHECKPOINT_FILE, EFFECTS_FILE) or name.endswith(TMP_SUFFIX)
+    ):
+        raise ToolError(
+            f"la ruta {raw} es un archivo propio del agente ({name}); ninguna herramienta lo toca"
+        )
     return full
 
 
 def _read(tool_input):
     path = _path(tool_input)
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return read_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise ToolError(f"no existe el archivo {tool_input['path']}") from None
+    except OSError as err:  # una falla pasajera se le dice al modelo, que puede volver a intentarlo
+        raise ToolError(f"no se pudo leer {tool_input['path']}: {os_reason(err)}") from None
+    except UnicodeDecodeError:
+        raise ToolError(f"{tool_input['path']} no es texto UTF-8") from None
 
 
 def read_notes(tool_input):
@@ -65,22 +84,47 @@ def count_words(tool_input):
 def write_report(tool_input):
     """Agrega el reporte al final del archivo (efecto secundario)."""
     path, content = _path(tool_input), _arg(tool_input, "content")
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(content)
-        f.flush()
-        # En disco antes de anotarlo en el registro: si no, un corte de luz podría dejar el registro
-        # diciendo «ya está hecho» y el reporte perdido.
-        os.fsync(f.fileno())
+    try:
+        before = read_bytes(path) if os.path.lexists(path) else b""
+        # Agregar reescribiendo el archivo entero de forma durable: tras un corte de luz queda el
+        # reporte anterior o el nuevo completo, nunca uno cortado; y en disco (con su entrada en el
+        # directorio) antes de anotarlo en el registro, que si no diría «ya está hecho» sin reporte.
+        write_durable(path, before + content.encode("utf-8"))
+    except OSError as err:
+        raise ToolError(f"no se pudo escribir en {tool_input['path']}: {os_reason(err)}") from None
     return f"Reporte escrito en {tool_input['path']} ({len(content)} caracteres)"
 
 
+def report_damage(text):
+    """Por qué ``text`` no es una sucesión de reportes completos, o None. Cada copia termina en un
+    salto de línea y trae tantas líneas «- cliente» como dice su línea «Clientes con novedades: N.»."""
+    if "\0" in text:
+        return "tiene bytes nulos"
+    for copy in text.split(REPORT_TITLE)[1:]:
+        lines = copy.split("\n")
+        counted = [line for line in lines if line.startswith("Clientes con novedades: ")]
+        listed = sum(line.startswith("- ") for line in lines)
+        if not copy.endswith("\n") or (counted and counted[0] != f"Clientes con novedades: {listed}."):
+            return "una copia está cortada"
+    return None
+
+
 def check_report(tool_input):
-    """Mira, sin tocarlo, si el reporte existe y cuántas copias tiene."""
+    """Mira, sin tocarlo, si el reporte existe, si está entero y cuántas copias tiene."""
     path = _path(tool_input)
-    if not os.path.exists(path):
+    try:
+        text = read_bytes(path).decode("utf-8")
+    except FileNotFoundError:
         return f"{tool_input['path']} no existe: {REPORT_MISSING}"
-    copies = report_copies(path)
-    if copies == 0:  # una muerte entre crear el archivo y escribirlo lo deja vacío
+    except UnicodeDecodeError:
+        text = "\0"  # bytes que no son texto: tan dañado como un archivo con nulos
+    except OSError as err:
+        raise ToolError(f"no se pudo leer {tool_input['path']}: {os_reason(err)}") from None
+    damage = report_damage(text)
+    if damage:  # escribir encima de un reporte roto escondería el daño: que lo vea una persona
+        return f"{tool_input['path']} existe pero {damage}: {REPORT_DAMAGED}"
+    copies = text.count(REPORT_TITLE)
+    if copies == 0:
         return f"{tool_input['path']} existe pero no contiene el reporte: {REPORT_MISSING}"
     return f"{tool_input['path']} existe y contiene el reporte {copies} vez/veces"
 
@@ -138,8 +182,7 @@ def report_copies(path=REPORT_PATH):
 
 def prepare_task_files():
     """Deja el directorio listo para una corrida nueva: sin reporte viejo, con las notas de ventas."""
-    if os.path.exists(REPORT_PATH):
-        os.remove(REPORT_PATH)
+    remove_durably(REPORT_PATH, REPORT_PATH + TMP_SUFFIX)  # borrado en disco antes del primer punto A
     if not os.path.exists(NOTES_PATH):
         with open(os.path.join(os.path.dirname(__file__), "data", NOTES_PATH), "rb") as src:
             notes = src.read()

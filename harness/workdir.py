@@ -2,10 +2,13 @@
 para los ejercicios y las pruebas (vaciar una, entrar y volver)."""
 
 import contextlib
+import errno
 import os
 import shutil
+import stat
 
-from harness.errors import HarnessError, os_reason
+from harness.errors import DiskError, HarnessError, os_reason
+from harness.tools import NOTES_PATH, REPORT_PATH, TMP_SUFFIX
 
 
 class WorkdirError(HarnessError):
@@ -28,6 +31,25 @@ def enter_workdir(path):
             f"No se puede escribir en el directorio de trabajo {os.path.abspath('.')}; el agente no toca "
             "nada ahí. Dale permiso de escritura (o elige otro AGENT_WORKDIR) y vuelve a intentarlo."
         )
+
+
+def check_agent_files(*own):
+    """Antes de la primera escritura de una corrida: cada archivo que el agente lee, escribe o borra
+    (``own``, el reporte, las notas y sus temporales) falta, es un archivo común o es un enlace (que
+    nunca se sigue: se borra o se reemplaza el enlace mismo). Un directorio, una FIFO… no se pueden
+    reemplazar: se rechazan antes de cambiar nada, no a mitad de una reanudación."""
+    for name in (*own, REPORT_PATH, NOTES_PATH):
+        for path in (name, name + TMP_SUFFIX):
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as err:
+                raise DiskError(err, "leer", "no se cambió nada") from None
+            if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+                wrong = OSError(code, os.strerror(code), path)
+                raise DiskError(wrong, "escribir en", "no se cambió nada (quítalo de ahí)")
 
 
 def fresh_dir(path):

@@ -3,6 +3,7 @@
     python -m maintainer.agent_source write    # regenera solutions/agent.py desde la lección
     python -m maintainer.agent_source check    # falla si el archivo guardado no es el que se genera
     python -m maintainer.agent_source update   # lleva a sus celdas lo editado en solutions/agent.py
+    python -m maintainer.agent_source sync     # update y después write: el flujo de quien edita agent.py
 
 ``update`` es el ``nbdev_update`` de nbdev: cada bloque de ``solutions/agent.py`` vuelve a la celda que
 nombra su línea ``# %%``. Sirve para editar el agente con un editor de código; después, ``write``.
@@ -20,8 +21,9 @@ ROOT, LESSON, AGENT = Path(paths.ROOT), Path(paths.LESSON), Path(paths.REFERENCE
 SHOWN_AS = "notebooks/leccion_6_puntos_de_control.ipynb"
 
 
-def rendered():
-    return render_agent(LESSON, SHOWN_AS)
+def rendered(lesson=LESSON, shown_as=SHOWN_AS):
+    """El texto de ``solutions/agent.py`` que generan las celdas ``#| export`` de ``lesson``."""
+    return render_agent(lesson, shown_as)
 
 
 def blocks(text):
@@ -50,10 +52,13 @@ def update(agent=AGENT, lesson=LESSON):
         for c in notebook["cells"]
         if c["cell_type"] == "code" and EXPORT_MARKER.fullmatch("".join(c["source"]).partition("\n")[0])
     }
-    if set(edited) != set(exported):
+    # Una celda nueva de la lección todavía no está en agent.py: queda como está y «write» la suma.
+    # Un bloque cuya celda ya no existe no tiene adónde volver: mejor parar que perderlo.
+    orphans = sorted(set(edited) - set(exported))
+    if orphans:
         raise SystemExit(
-            f"Las celdas no coinciden: en agent.py {sorted(edited)}, en la lección {sorted(exported)}. "
-            "Agrega o quita celdas en el notebook y vuelve a exportar."
+            f"En agent.py hay bloques de celdas que la lección ya no tiene: {', '.join(orphans)}. "
+            "Pasa ese código a una celda «#| export» del notebook y vuelve a exportar."
         )
     changed = []
     for cell_id, code in edited.items():
@@ -78,11 +83,13 @@ def main(argv=None):
             )
             return 1
         print("solutions/agent.py coincide con la lección")
-    elif command == "update":
+    elif command in ("update", "sync"):
         changed = update()
         print(f"celdas actualizadas: {', '.join(changed) or 'ninguna'}")
+        if command == "sync":
+            return main(["write"])
     else:
-        print("uso: python -m maintainer.agent_source [write|check|update]", file=sys.stderr)
+        print("uso: python -m maintainer.agent_source [write|check|update|sync]", file=sys.stderr)
         return 2
     return 0
 

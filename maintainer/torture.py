@@ -27,10 +27,10 @@ from typing import NamedTuple
 from harness.disk_state import CHECKPOINT_FILE
 from harness.protocol import all_blocks, blocks_of
 from harness.runner import AgentRun, load_agent, start_agent_process
-from maintainer.paths import REFERENCE_AGENT
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
 from harness.workdir import inside
+from maintainer.paths import REFERENCE_AGENT
 
 JITTER_MS = "20"  # máximo de cada demora al azar: reparte las muertes por todo el turno
 MAX_DEATHS = 6  # por tarea; después se deja terminar, para que toda tarea acabe

@@ -23,13 +23,14 @@ import time
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
 from harness.clients import make_client
 from harness.crash import SimulatedCrash, crash_after, crash_point
-from harness.durable import read_bytes, write_durable
-from harness.errors import HarnessError, disk_failure, os_reason
+from harness.durable import read_bytes, remove_durably, write_durable
+from harness.errors import HarnessError, disk_failure, os_reason, print_final
 from harness.lock import workdir_lock
 from harness.protocol import block_to_dict
-from harness.shapes import checkpoint_problem, ledger_problem
+from harness.replies import check_resumable, checked_call, finished, interrupted
+from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
 from harness.tools import READ_ONLY, TOOLS, prepare_task_files, run_tool
-from harness.workdir import enter_workdir
+from harness.workdir import check_agent_files, enter_workdir
 
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
@@ -101,9 +102,34 @@ def load_checkpoint():
     return cp
 
 
+# %% leccion_6_puntos_de_control.ipynb · celda code-28a
+def fresh_scene(task):
+    """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
+    check_agent_files(
+        CHECKPOINT_PATH, EFFECTS_PATH
+    )  # un directorio en su lugar: rechazado antes de borrar nada
+    # El punto de control primero, y fijado en disco: si esto muere a mitad (o se corta la luz), un --resume
+    # no encuentra una tarea vieja «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen.
+    remove_durably(CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp")
+    prepare_task_files()  # borra el reporte viejo (también en disco) y crea sales-notes.txt si falta
+    return 0, 0, [{"role": "user", "content": task}]
+
+
+# %% leccion_6_puntos_de_control.ipynb · celda code-28c
+def keep_assistant_turn(cp, content):
+    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
+    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
+    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
+    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
+        cp[PENDING_CONTENT] = content
+    return cp
+
+
 # %% leccion_6_puntos_de_control.ipynb · celda code-28
-def run_agent(client, task, tools, resume=False, point_a=True):
-    turns, tokens_used, messages = resume_scene(task) if resume else fresh_scene(task)
+def run_agent(client, task, tools, scene=None, point_a=True):
+    """``scene``: (turns, tokens_used, messages) desde donde seguir, la de un --resume; sin ella,
+    una corrida nueva."""
+    turns, tokens_used, messages = scene or fresh_scene(task)
     response = ask_model(client, tools, messages)
     tokens_used += usage_tokens(response)
 
@@ -113,9 +139,11 @@ def run_agent(client, task, tools, resume=False, point_a=True):
         turns += 1
 
         content = [block_to_dict(b) for b in response.content]
-        call = single_tool_use(content)  # antes del punto A: el disco queda en el punto B anterior
+        # Antes del punto A: una respuesta inválida no toca el disco. None: una herramienta que no existe,
+        # sin nada colgante que anotar (run_tool_uses la responde con is_error).
+        call = checked_call(content, messages)
         # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
-        if point_a:  # la variante «solo el punto B» se lo salta: la llamada colgante queda invisible
+        if point_a and call:  # la variante «solo el punto B» se lo salta: la llamada colgante queda invisible
             pending = {"id": call["id"], "name": call["name"], "input": call["input"]}
             cp = checkpoint(task, turns, tokens_used, messages, pending)
             save_checkpoint(keep_assistant_turn(cp, content))
@@ -132,43 +160,10 @@ def run_agent(client, task, tools, resume=False, point_a=True):
 
         response = ask_model(client, tools, messages)
         tokens_used += usage_tokens(response)
-    return final_text(response)
-
-
-def fresh_scene(task):
-    """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
-    # El punto de control primero: si esto muere a mitad, un --resume no encuentra una tarea vieja
-    # «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen; se limpian para no confundir.
-    for path in (CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp"):
-        if os.path.isfile(path):
-            os.remove(path)
-    prepare_task_files()  # borra el reporte viejo y crea sales-notes.txt si falta
-    return 0, 0, [{"role": "user", "content": task}]
-
-
-# %% leccion_6_puntos_de_control.ipynb · celda code-28c
-def single_tool_use(content):
-    """La única llamada del turno. El punto A guarda una sola llamada colgante (pendingToolUse es un
-    objeto): un turno con varias se rechaza entero, antes del punto A, en vez de perder alguna."""
-    calls = tool_uses(content)
-    if len(calls) != 1:
-        names = ", ".join(c["name"] for c in calls) or "ninguna"
-        raise HarnessError(
-            f"El modelo pidió {len(calls)} llamadas a herramientas en un mismo turno ({names}); este agente "
-            "guarda una sola llamada colgante por turno y no descarta ninguna en silencio, así que no ejecutó "
-            "nada. El punto de control quedó en el último punto B: retoma con --resume (y --live, si usabas el "
-            "modelo real)."
-        )
-    return calls[0]
-
-
-def keep_assistant_turn(cp, content):
-    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
-    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
-    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
-    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
-        cp[PENDING_CONTENT] = content
-    return cp
+    text = final_text(response)  # un final vacío no es un final: es un error, nunca un [done]
+    # La tarea terminó: así un --resume lo sabe y no vuelve a llamar al modelo.
+    save_checkpoint(finished(checkpoint(task, turns, tokens_used, messages, None), text))
+    return text
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-34
@@ -282,7 +277,13 @@ def assistant_turn(cp):
 def resume_scene(task):
     """Carga el punto de control, concilia la llamada colgante y rellena el punto B si hacía falta."""
     cp = load_checkpoint()
-    load_effects()  # un registro dañado se rechaza antes de escribir nada, no a mitad de camino
+    check_resumable(cp)  # ni una tarea ya terminada ni una conversación que la API rechazaría
+    # Antes de escribir nada, no a mitad de camino: un registro dañado o de otra llamada, un directorio
+    # donde irá un archivo o su temporal.
+    problem = pending_entry_problem(cp["pendingToolUse"], load_effects())
+    if problem:
+        raise LedgerError(f"{EFFECTS_PATH} no corresponde a {CHECKPOINT_PATH}: {problem}. Revísalo a mano.")
+    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)
     turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
     pending = cp["pendingToolUse"]
     print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
@@ -323,18 +324,21 @@ def main(argv=None):
         with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
             # --live sin clave falla acá, antes de tocar el disco: el reporte y el punto de control intactos.
             client = make_client("--live" in args)
-            result = run_agent(client, TASK, TOOLS, resume=resume, point_a=variant == "dos-puntos")
+            scene = resume_scene(TASK) if resume else None
+            result = run_agent(client, TASK, TOOLS, scene, point_a=variant == "dos-puntos")
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137
+    except KeyboardInterrupt:  # Ctrl-C: una línea que dice dónde quedó el disco, sin traza
+        print(interrupted(), file=sys.stderr)
+        return 130
     except HarnessError as err:
         print(err, file=sys.stderr)
         return 1
-    except OSError as err:  # disco lleno, sin permiso…: la escritura atómica dejó intacto lo anterior
+    except OSError as err:  # disco lleno, sin permiso…: una línea que dice qué falló y qué quedó
         print(disk_failure(err), file=sys.stderr)
         return 1
-    print(f"[done] {result}")
-    return 0
+    return print_final(f"[done] {result}")  # con la salida cerrada: una línea en stderr, sin traza
 
 
 if __name__ == "__main__":

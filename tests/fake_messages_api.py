@@ -5,16 +5,23 @@ respuestas ``{"id", "type", "role", "model", "content", "stop_reason", "stop_seq
 errores ``{"type": "error", "error": {"type", "message"}}``. Responde el guion de
 ``harness.scripted_model`` (el guion es uno solo) y rechaza con 400 lo que la API real rechaza: un
 ``tool_use`` sin su ``tool_result`` en el mensaje siguiente, roles que no se alternan
-(``harness.protocol.pairing_error``). Con ``fail`` simula 401/429/500…; con ``reply_hook``, respuestas
-que el guion no da (un texto antes del tool_use, dos tool_use en un turno).
+(``harness.protocol.pairing_error``) y ids de ``tool_use`` repetidos o mal formados. Un turno del
+asistente al final de ``messages`` se continúa, como tras un ``pause_turn``. Con ``fail`` simula
+401/429/500…; con ``raw``, un 200 que no es un mensaje (JSON cortado, la página HTML de un proxy); con
+``hang`` y ``trickle``, una respuesta que no llega o llega byte a byte hasta que la prueba la suelta
+(``release``); con ``reply_hook``, respuestas que el guion no da (un texto antes del tool_use, dos
+tool_use en un turno, otro ``stop_reason``, una herramienta inexistente).
 """
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import NamedTuple
 
-from harness.protocol import block_to_dict, pairing_error
+from harness.protocol import block_to_dict, blocks_of, pairing_error
 from harness.scripted_model import ScriptedModel, ScriptError
+from harness.tools import TOOL_IMPLS
 
 # Una clave inventada y reconocible: las pruebas buscan que no aparezca en ningún archivo ni log.
 TEST_KEY = "sk-ant-prueba-local-7f3a9c-no-es-una-clave-real"
@@ -28,6 +35,25 @@ ERROR_TYPES = {
 }
 # Espera mínima que el SDK respeta antes de reintentar: las pruebas no duermen de a segundos.
 RETRY_AFTER_MS = "1"
+# Una respuesta «byte a byte» manda uno cada tanto: mucho menos que cualquier tiempo de espera por
+# lectura, así que solo un tope total la corta.
+TRICKLE_PAUSE = 0.05
+# Tope de seguridad de una respuesta colgada si la prueba nunca la suelta (no es una espera de la prueba).
+HANG_LIMIT = 60
+ID_FORMAT = re.compile(r"[a-zA-Z0-9_-]+")
+
+
+class Reply(NamedTuple):
+    """Lo que el servidor manda: estado, cuerpo, cabeceras extra y cómo (``None``, ``hang``, ``trickle``)."""
+
+    status: int
+    data: bytes
+    headers: dict
+    mode: str = None
+
+    @classmethod
+    def json(cls, status, payload, headers=None):
+        return cls(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), headers or {})
 
 
 def error_body(status, message):
@@ -47,6 +73,17 @@ def request_error(body):
         return "messages: at least one message is required"
     if not all(isinstance(m, dict) and "content" in m for m in messages):
         return "messages: each message needs role and content"
+    seen = set()
+    for i, message in enumerate(messages):
+        for block in blocks_of([message], "tool_use"):
+            tool_use_id = block.get("id")
+            if not isinstance(tool_use_id, str) or not ID_FORMAT.fullmatch(tool_use_id):
+                return f"messages.{i}.content.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+            if tool_use_id in seen:
+                return "messages: `tool_use` ids must be unique"
+            if not isinstance(block.get("input"), dict):
+                return f"messages.{i}.content.input: Input should be a valid dictionary"
+            seen.add(tool_use_id)
     choice = body.get("tool_choice")
     if choice is not None and (not body.get("tools") or choice.get("type") not in ("auto", "any", "tool")):
         return "tool_choice: requires tools and a type of auto, any or tool"
@@ -60,7 +97,9 @@ class FakeMessagesAPI:
         self.api_key = api_key
         self.reply_hook = reply_hook  # (respuesta, cuerpo del pedido) -> respuesta
         self.requests = []
-        self._faults, self._fail_from = [], 0
+        self.waiting = threading.Event()  # una respuesta colgada o byte a byte ya empezó
+        self.released = threading.Event()  # la prueba la suelta
+        self._faults, self._fail_from, self._good = [], 0, 0
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.api = self
@@ -77,11 +116,29 @@ class FakeMessagesAPI:
     def statuses(self):
         return [status for status, _ in self.requests]
 
-    def fail(self, status, times=1, after=0, message="simulated failure"):
-        """Los próximos ``times`` pedidos reciben ``status``, después de ``after`` respuestas buenas más."""
+    def inject(self, reply, times=1, after=0):
+        """Los próximos ``times`` pedidos reciben ``reply`` (un ``Reply``; ``mode`` hang/trickle: la
+        respuesta del guion, colgada o byte a byte), después de ``after`` respuestas del guion más."""
         with self._lock:
-            self._faults = [(status, message)] * times
-            self._fail_from = self.statuses.count(200) + after
+            self._faults = [reply] * times
+            self._fail_from = self._good + after
+
+    def fail(self, status, times=1, after=0, message="simulated failure", headers=None):
+        """Los próximos ``times`` pedidos reciben ``status``, después de ``after`` respuestas buenas más."""
+        extra = {"retry-after-ms": RETRY_AFTER_MS} if headers is None else headers
+        self.inject(Reply.json(status, error_body(status, message), extra), times, after)
+
+    def raw(self, data, content_type="application/json", after=0):
+        """Un 200 con este cuerpo tal cual (lo que un proxy o una conexión cortada entregan)."""
+        self.inject(Reply(200, data, {"content-type": content_type}), after=after)
+
+    def hang(self, after=0, mode="hang"):
+        """La próxima respuesta (tras ``after`` buenas) no llega hasta ``release()``; ``trickle``: llega
+        de a un byte, sin terminar nunca, hasta ``release()`` o hasta que el cliente corte."""
+        self.inject(Reply(200, b"", {}, mode), after=after)
+
+    def release(self):
+        self.released.set()
 
     def start(self):
         self._thread.start()
@@ -89,6 +146,7 @@ class FakeMessagesAPI:
 
     def stop(self):
         """Apaga el servidor: desde acá, conectarse al puerto se rechaza (la API «se fue»)."""
+        self.release()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -100,39 +158,64 @@ class FakeMessagesAPI:
             self.stop()
 
     def answer(self, path, headers, raw):
-        """(status, cuerpo JSON, cabeceras extra) para un pedido."""
+        """El ``Reply`` para un pedido."""
         try:
             body = json.loads(raw)
         except ValueError:
             body = None
         with self._lock:
-            status, payload, extra = self._answer(path, headers, body)
-            self.requests.append((status, body))
-        return status, payload, extra
+            reply = self._answer(path, headers, body)
+            self.requests.append((reply.status, body))
+        return reply
 
     def _answer(self, path, headers, body):
         if path != "/v1/messages":
-            return 404, error_body(404, f"Not found: {path}"), {}
+            return Reply.json(404, error_body(404, f"Not found: {path}"))
         if not headers.get("anthropic-version"):
-            return 400, error_body(400, "anthropic-version: header is required"), {}
+            return Reply.json(400, error_body(400, "anthropic-version: header is required"))
         if self.api_key not in (headers.get("x-api-key"), _bearer(headers.get("authorization"))):
-            return 401, error_body(401, "invalid x-api-key"), {}
-        if self._faults and self.statuses.count(200) >= self._fail_from:
-            status, message = self._faults.pop(0)
-            return status, error_body(status, message), {"retry-after-ms": RETRY_AFTER_MS}
+            return Reply.json(401, error_body(401, "invalid x-api-key"))
+        if self._faults and self._good >= self._fail_from:
+            fault = self._faults.pop(0)
+            if not fault.mode:
+                return fault
+            return fault._replace(data=self._answer(path, headers, body).data)
         problem = request_error(body) or pairing_error(body["messages"])
         if problem:
-            return 400, error_body(400, problem), {}
-        return 200, self._reply(body), {}
+            return Reply.json(400, error_body(400, problem))
+        self._good += 1
+        return Reply.json(200, self._reply(body))
 
     def _reply(self, body):
+        messages = body["messages"]
+        # Un turno del asistente al final se continúa (lo que la API hace tras un pause_turn): el
+        # guion responde a lo anterior.
+        if messages[-1].get("role") == "assistant":
+            messages = messages[:-1]
         try:
-            message = ScriptedModel().messages.create(**body)
+            message = ScriptedModel().messages.create(
+                **{**body, "messages": _without_unknown_tools(messages)}
+            )
         except ScriptError as err:
             return error_body(400, f"fuera del guion: {err}")
         reply = {**message.model_dump(), "model": body["model"]}
         reply["content"] = [block_to_dict(b) for b in message.content]
         return self.reply_hook(reply, body) if self.reply_hook else reply
+
+
+def _without_unknown_tools(messages):
+    """La conversación sin los turnos que pidieron una herramienta inexistente (y su is_error): tras
+    ese error, el modelo de estas pruebas sigue el guion como si no los hubiera pedido."""
+    kept = []
+    for message in messages:
+        unknown = [b for b in blocks_of([message], "tool_use") if b.get("name") not in TOOL_IMPLS]
+        if unknown:
+            kept.append(None)  # marca: el mensaje siguiente (su is_error) también se quita
+        elif kept and kept[-1] is None:
+            kept[-1:] = []
+        else:
+            kept.append(message)
+    return kept
 
 
 def _bearer(value):
@@ -146,16 +229,35 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 (nombre de http.server)
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-        status, payload, extra = self.server.api.answer(self.path, self.headers, raw)
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.send_header("request-id", f"req_local_{len(self.server.api.requests):04d}")
-        for name, value in extra.items():
-            self.send_header(name, value)
+        api = self.server.api
+        reply = api.answer(self.path, self.headers, raw)
+        if reply.mode == "hang":
+            api.waiting.set()
+            api.released.wait(HANG_LIMIT)
+        self.send_response(reply.status)
+        self.send_header("content-type", reply.headers.get("content-type", "application/json"))
+        self.send_header("content-length", str(len(reply.data)))
+        self.send_header("request-id", f"req_local_{len(api.requests):04d}")
+        for name, value in reply.headers.items():
+            if name != "content-type":
+                self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self._send_body(api, reply)
+        except OSError:  # el cliente cortó (su tiempo de espera): nada más que mandar
+            pass
+
+    def _send_body(self, api, reply):
+        if reply.mode != "trickle":
+            self.wfile.write(reply.data)
+            return
+        api.waiting.set()
+        for byte in reply.data[:-1]:  # nunca el último: la respuesta no termina
+            if api.released.wait(TRICKLE_PAUSE):
+                return
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+        api.released.wait(HANG_LIMIT)
 
     def log_message(self, *args):
         """Sin log por pedido: las pruebas leen ``FakeMessagesAPI.requests``."""
@@ -180,3 +282,29 @@ def with_second_tool_use(reply, body):
         extra = {"type": "tool_use", "id": uses[0]["id"] + "b", "name": "check_report"}
         reply["content"] = reply["content"] + [{**extra, "input": {"path": "report.txt"}}]
     return reply
+
+
+def with_stop_reason(stop_reason, at=3, content=None):
+    """Un hook: la respuesta al pedido con ``at`` mensajes trae ``stop_reason`` (y ``content`` si se da)."""
+
+    def hook(reply, body):
+        if len(body["messages"]) != at:
+            return reply
+        return {
+            **reply,
+            "stop_reason": stop_reason,
+            "content": reply["content"] if content is None else content,
+        }
+
+    return hook
+
+
+def with_tool_use(at=3, **fields):
+    """Un hook: en el pedido con ``at`` mensajes, el tool_use trae estos campos (id, name, input)."""
+
+    def hook(reply, body):
+        if len(body["messages"]) == at:
+            reply["content"] = [{**b, **fields} if b["type"] == "tool_use" else b for b in reply["content"]]
+        return reply
+
+    return hook

@@ -1,201 +1,139 @@
-"""Prueba de navegador: JupyterLab de verdad, Chromium de Debian manejado por Playwright.
+"""El laboratorio de caídas en un navegador de verdad: Chromium de Debian, JupyterLab y Notebook 7.
 
-Abre el notebook con el laboratorio de caídas, lo corre entero, elige «turno 3 · ②», pulsa Ejecutar y
-Reanudar, y comprueba que la página muestra la rama is_error y un solo reporte. Deja una captura en
-``test-output/`` (ignorada por git). El notebook se copia a una carpeta temporal: correrlo escribe
-``_trabajo/`` a su lado, y eso no debe caer en el repositorio.
+Cada prueba abre un notebook copiado a una carpeta temporal (correrlo escribe ``_trabajo/`` a su lado).
+Los procesos se cuentan por un hecho, no por tiempos: el agente de la prueba anota cada arranque en
+``procesos.log`` antes de correr el agente de referencia; y el kernel atiende los mensajes en orden,
+así que cuando la página muestra el resultado de un clic posterior, un segundo clic perdido ya habría
+lanzado su proceso. Deja capturas en ``test-output/browser/`` (ignorada por git).
 """
 
-import json
 import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import nbformat
 import pytest
 
+from maintainer.jupyter_browser import CHROMIUM, copy_notebook, jupyter_server, launch, open_notebook, run_all
+from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-# El notebook que se abre: la lección, con el laboratorio después de «El arnés de verificación»;
-# la prueba busca el widget por su contenido, no por su posición.
-NOTEBOOK = os.path.join(REPO_ROOT, "notebooks", "leccion_6_puntos_de_control.ipynb")
-CHOICE = "turno 3 · ② herramienta ejecutada, registro sin escribir"
 SCREENSHOT_DIR = os.path.join(REPO_ROOT, "test-output", "browser")
-# Límites de espera (no afirmaciones de velocidad): si se pasan, algo está roto, no lento.
-SERVER_START_S, PAGE_S, STEP_S = 90, 90, 30
+STEP_MS = 30_000  # límite de espera de un paso (red de seguridad, no una medida)
+LAB_NOTEBOOK = os.path.join(NOTEBOOKS, "laboratorio_de_caidas.ipynb")
+COUNTING_AGENT = """\
+import os, runpy, sys
+with open({log!r}, "a", encoding="utf-8") as f:
+    f.write(" ".join(["corrida", *sys.argv[1:]]) + "\\n")
+sys.argv[0] = {agent!r}
+runpy.run_path({agent!r}, run_name="__main__")
+"""
 
 pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM),
-    reason="Falta el Chromium de Debian (/usr/bin/chromium): instálalo con «apt-get install chromium» "
-    "para correr las pruebas de navegador.",
+    not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
+    reason="Falta el Chromium de Debian (/usr/bin/chromium): «apt-get install chromium».",
 )
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("raiz")
+    with jupyter_server(root, tmp_path_factory.mktemp("jupyter")) as srv:
+        yield srv
 
 
-def api(base, token, path, method="GET"):
-    req = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {token}"})
-    with urllib.request.urlopen(req, timeout=5) as resp:
-        body = resp.read()
-    return json.loads(body) if body else None
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
 
-
-def wait_for_server(proc, base, token, log_path):
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            with open(log_path, encoding="utf-8", errors="replace") as f:
-                tail = f.read()[-2000:]
-            raise RuntimeError(f"JupyterLab terminó al arrancar (código {proc.returncode}):\n{tail}")
-        try:
-            api(base, token, "/api/status")
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"JupyterLab no respondió en {SERVER_START_S} s")
-
-
-def wait_for_idle_kernel(base, token):
-    """El indicador de la página dice «idle» aun antes de que exista el kernel: se pregunta al servidor."""
-    deadline = time.monotonic() + PAGE_S
-    while time.monotonic() < deadline:
-        kernels = api(base, token, "/api/kernels")
-        if kernels and all(k["execution_state"] == "idle" for k in kernels):
-            return
-        time.sleep(0.2)
-    raise RuntimeError(f"El kernel del notebook no quedó listo en {PAGE_S} s")
-
-
-def copy_without_outputs(src, dest_dir):
-    """La copia temporal, sin salidas guardadas: lo que se vea después lo produjo esta corrida."""
-    nb = nbformat.read(src, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    nbformat.write(nb, os.path.join(dest_dir, os.path.basename(src)))
-
-
-def stop_server(proc, base, token):
-    """Apaga los kernels por la API y después el servidor (solo el proceso que lanzó esta prueba)."""
-    try:
-        for kernel in api(base, token, "/api/kernels"):
-            api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
-    except OSError:
-        pass
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-@pytest.fixture
-def jupyter_lab(tmp_path):
-    """JupyterLab sin navegador en 127.0.0.1, con token y carpetas propias; devuelve (url, token, raíz)."""
-    root, private = tmp_path / "raiz", tmp_path / "jupyter"
-    root.mkdir()
-    for sub in ("runtime", "config", "ipython", "workspaces", "settings"):
-        (private / sub).mkdir(parents=True)
-    copy_without_outputs(NOTEBOOK, root)
-    # Sin el aviso de noticias de JupyterLab, que taparía parte del widget en la captura.
-    news = private / "settings" / "@jupyterlab" / "apputils-extension"
-    news.mkdir(parents=True)
-    (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
-    port, token = free_port(), secrets.token_hex(16)
-    env = dict(
-        os.environ,
-        JUPYTER_RUNTIME_DIR=str(private / "runtime"),
-        JUPYTER_CONFIG_DIR=str(private / "config"),
-        IPYTHONDIR=str(private / "ipython"),
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        "--allow-root",  # CI corre como root
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}",
-        f"--LabApp.workspaces_dir={private / 'workspaces'}",
-        f"--LabApp.user_settings_dir={private / 'settings'}",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]
-    log_path = tmp_path / "jupyterlab.log"
-    log = open(log_path, "wb")  # noqa: SIM115 (se cierra al final de la fixture)
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(proc, base, token, log_path)
-        yield base, token, root
-    finally:
-        stop_server(proc, base, token)
-        log.close()
-
-
-def test_crash_lab_in_jupyterlab(jupyter_lab):
-    from playwright.sync_api import expect, sync_playwright
-
-    base, token, root = jupyter_lab
-    name = os.path.basename(NOTEBOOK)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=PAGE_S * 1000)
-            idle = page.locator(".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']")
-            expect(idle).to_be_visible(timeout=PAGE_S * 1000)
-            wait_for_idle_kernel(base, token)
+        chromium = launch(pw)
+        yield chromium
+        chromium.close()
 
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
 
-            # El widget, por su contenido: el menú que ofrece la caída «turno 3 · ②».
-            lab = page.locator(".jp-OutputArea-output .widget-vbox").filter(
-                has=page.locator("select option", has_text=CHOICE)
-            )
-            lab = lab.first
-            expect(lab).to_be_visible(timeout=PAGE_S * 1000)
-            lab.locator("select").select_option(label=CHOICE)
-            expect(lab.locator("svg title")).to_have_text(CHOICE)
+def lab_notebook(server, name):
+    """Un notebook con solo el laboratorio, que corre el agente contador en su propia carpeta."""
+    folder = server.root / name
+    folder.mkdir()
+    agent = folder / "contador.py"
+    agent.write_text(COUNTING_AGENT.format(log=str(folder / "procesos.log"), agent=REFERENCE_AGENT))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from harness.crash_lab import CrashLab\n"
+            'lab = CrashLab(workdir="_trabajo/laboratorio", agent="contador.py")\nlab'
+        )
+    ]
+    nbformat.write(nb, folder / "lab.ipynb")
+    return f"{name}/lab.ipynb", folder
 
-            lab.get_by_role("button", name="Ejecutar").click()
-            expect(lab).to_contain_text("código de salida 137", timeout=STEP_S * 1000)
-            expect(lab).to_contain_text("pendingToolUse=write_report")
 
-            lab.get_by_role("button", name="Reanudar").click()
-            expect(lab).to_contain_text("agregando is_error", timeout=STEP_S * 1000)
-            expect(lab).to_contain_text("Rama de reconcile: is_error")
-            expect(lab).to_contain_text("write_report se ejecutó de verdad: 1 vez")
-            expect(lab).not_to_contain_text("⚠")
-            expect(lab.get_by_role("button", name="Reanudar")).to_be_enabled()
+def processes(folder):
+    path = folder / "procesos.log"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
-            os.makedirs(SCREENSHOT_DIR, exist_ok=True)
-            lab.screenshot(path=os.path.join(SCREENSHOT_DIR, "laboratorio_de_caidas.png"))
-        finally:
-            browser.close()
-    # Lo que se ve salió de procesos de verdad: el disco de la copia temporal lo confirma.
-    with open(root / "_trabajo" / "laboratorio" / "report.txt", encoding="utf-8") as f:
-        assert f.read().count("# Reporte de ventas") == 1
+
+def open_lab(page, server, app, name):
+    from playwright.sync_api import expect
+
+    open_notebook(page, server, app, name)
+    run_all(page)
+    lab = page.locator(".cl-root")
+    expect(lab).to_be_visible(timeout=STEP_MS)
+    return lab
+
+
+def step(lab, action):
+    """Pulsa y espera la pantalla nueva (el número de pantalla cambia)."""
+    from playwright.sync_api import expect
+
+    before = lab.get_attribute("data-ticket")
+    action()
+    expect(lab).not_to_have_attribute("data-ticket", before, timeout=STEP_MS)
+
+
+def shot(page, name):
+    os.makedirs(SCREENSHOT_DIR, exist_ok=True)
+    page.locator(".cl-root").screenshot(path=os.path.join(SCREENSHOT_DIR, f"{name}.png"))
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_double_click_starts_one_process_and_the_picture_shows_the_resume(server, browser, app):
+    from playwright.sync_api import expect
+
+    name, folder = lab_notebook(server, f"doble_{app}")
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        lab = open_lab(page, server, app, name)
+        # Antes de correr nada el dibujo no dice que algo ocurrió.
+        expect(lab.locator("svg [data-state='plan']")).to_have_count(12)
+        expect(lab.get_by_role("button", name="Reanudar")).to_be_disabled()
+        expect(lab.locator(".cl-reason")).to_contain_text("no hay nada que reanudar")
+
+        # La caída se elige pulsando el hueco del dibujo: después de la herramienta del turno 3.
+        step(lab, lambda: lab.locator("svg [data-label='after-tool:3']").click())
+        expect(lab.locator("select")).to_have_value("after-tool:3")
+
+        step(lab, lambda: lab.get_by_role("button", name="Ejecutar").dblclick())
+        expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
+        expect(lab.locator("svg .cl-mark-kill")).to_have_count(1)
+        # Un clic posterior como barrera: cuando su pantalla llega, todo lo anterior ya se atendió.
+        step(lab, lambda: lab.get_by_role("button", name="Reanudar").dblclick())
+        assert processes(folder) == ["corrida", "corrida --resume"]
+
+        expect(lab.locator(".cl-branch")).to_contain_text("is_error")
+        expect(lab.locator(".cl-diskpanel")).to_contain_text("write_report se ejecutó de verdad: 1 vez")
+        # El dibujo muestra lo que hizo la reanudación: el save B rellenado y el turno 4 entero.
+        expect(lab.locator("svg text", has_text="turno 4")).to_have_count(1)
+        expect(lab.locator("svg [data-state='reanudación']")).to_have_count(5)
+        expect(lab.locator("svg", has_text="reconcile: is_error")).to_have_count(1)
+        expect(lab.locator(".cl-history li")).to_have_count(2)
+        expect(lab.get_by_role("button", name="Reanudar")).to_be_disabled()  # terminó en [done]
+
+        step(lab, lambda: lab.get_by_role("button", name="Reiniciar").click())
+        assert processes(folder) == ["corrida", "corrida --resume"]
+        expect(lab.locator(".cl-logpanel")).to_contain_text("[done]")  # el log no se pierde
+        shot(page, f"doble_clic_{app}")
+    finally:
+        page.close()
+        server.shutdown_kernels()

@@ -9,6 +9,7 @@ completa y una caída con su reanudación son procesos reales; la matriz de caí
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import urllib.error
@@ -19,16 +20,25 @@ from unittest import mock
 import pytest
 from course_files import snapshot
 
+from harness import live_model
 from harness.base_loop import MAX_TOKENS, MODEL
 from harness.clients import make_client
 from harness.crash import KINDS, reset_crash_points
 from harness.live_model import ONE_TOOL_PER_TURN, LiveModelError
 from harness.protocol import pairing_error
-from harness.runner import AgentRun, run_agent_process
-from maintainer.paths import ROOT as REPO_ROOT
+from harness.runner import AgentRun, run_agent_process, start_agent_process
 from harness.tools import TOOLS, report_copies
+from maintainer.paths import REFERENCE_AGENT
+from maintainer.paths import ROOT as REPO_ROOT
 from solutions import agent
-from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, with_preamble, with_second_tool_use
+from tests.fake_messages_api import (
+    TEST_KEY,
+    FakeMessagesAPI,
+    with_preamble,
+    with_second_tool_use,
+    with_stop_reason,
+    with_tool_use,
+)
 
 LABELS = [f"{kind}:{n}" for kind in KINDS for n in (1, 2, 3)]
 SEED_KEYS = {"version", "task", "turns", "tokensUsed", "messages", "pendingToolUse"}
@@ -107,8 +117,8 @@ def assert_one_line(text):
 
 def test_full_live_run_is_the_scripted_run(tmp_path, live_env):
     scripted_wd, live_wd = workdir(tmp_path, "guionado"), workdir(tmp_path, "live")
-    scripted = run_agent_process(scripted_wd)
-    live = run_agent_process(live_wd, live=True)
+    scripted = run_agent_process(scripted_wd, agent=REFERENCE_AGENT)
+    live = run_agent_process(live_wd, agent=REFERENCE_AGENT, live=True)
 
     assert live.returncode == 0, live.stderr
     assert live == scripted
@@ -125,8 +135,8 @@ def test_lesson_crash_and_resume_as_live_processes(tmp_path, live_env):
     runs = {}
     for mode, live in (("guionado", False), ("live", True)):
         wd = workdir(tmp_path, mode)
-        crash = run_agent_process(wd, live=live, crash_after="after-effect-write:3")
-        resume = run_agent_process(wd, live=live, resume=True)
+        crash = run_agent_process(wd, agent=REFERENCE_AGENT, live=live, crash_after="after-effect-write:3")
+        resume = run_agent_process(wd, agent=REFERENCE_AGENT, live=live, resume=True)
         runs[mode] = (crash, resume, disk(wd))
 
     crash, resume, _ = runs["live"]
@@ -134,7 +144,10 @@ def test_lesson_crash_and_resume_as_live_processes(tmp_path, live_env):
     assert resume.branch == "hit"
     # Un error de la API en un proceso real: una línea en stderr, sin traza, código 1.
     refused = run_agent_process(
-        workdir(tmp_path, "clave"), live=True, env={"ANTHROPIC_API_KEY": "sk-ant-" + "0" * 30}
+        workdir(tmp_path, "clave"),
+        agent=REFERENCE_AGENT,
+        live=True,
+        env={"ANTHROPIC_API_KEY": "sk-ant-" + "0" * 30},
     )
     assert (refused.returncode, refused.stdout) == (1, "")
     assert_one_line(refused.stderr)
@@ -446,7 +459,7 @@ def test_key_is_hidden_even_if_the_api_repeats_it(live_env):
 )
 def test_real_api_run(tmp_path):
     key = os.environ["ANTHROPIC_API_KEY"]
-    run = run_agent_process(tmp_path, live=True, timeout=300)
+    run = run_agent_process(tmp_path, agent=REFERENCE_AGENT, live=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "[done]" in run.stdout
     cp = read_json(tmp_path / "checkpoint.json")
@@ -454,3 +467,280 @@ def test_real_api_run(tmp_path):
     assert key not in run.stdout + run.stderr
     for name, data in snapshot(tmp_path).items():
         assert key.encode() not in data, name
+
+
+# —— Issue 17: cada respuesta y cada espera, sin falso éxito ni nada que no se pueda retomar ——
+
+WAITING = "[esperando al modelo]"
+
+
+def error_line(run):
+    """La única línea de error (las de espera, «[esperando al modelo] …», son aparte)."""
+    lines = [line for line in run.stderr.splitlines() if not line.startswith(WAITING)]
+    assert len(lines) == 1 and "Traceback" not in run.stderr, run.stderr
+    return lines[0]
+
+
+def assert_loadable(wd):
+    """Lo que quedó en el disco lo cargan los cargadores del propio agente."""
+    cwd = os.getcwd()
+    os.chdir(wd)
+    try:
+        if os.path.exists(agent.CHECKPOINT_PATH):
+            agent.load_checkpoint()
+        agent.load_effects()
+    finally:
+        os.chdir(cwd)
+
+
+def assert_resumes(wd, api, *runs):
+    """El servidor vuelve a portarse bien: --live (--resume si hay punto de control) termina con un
+    solo reporte, y la clave no quedó en ninguna salida ni archivo."""
+    api.reply_hook = None
+    api.release()
+    flags = ("--live", "--resume") if (wd / "checkpoint.json").exists() else ("--live",)
+    resume = run_main(wd, *flags)
+    assert resume.returncode == 0 and resume.stdout.endswith(DONE), resume.stderr
+    assert report_copies(wd / "report.txt") == 1
+    assert_key_hidden(wd, *runs, resume)
+
+
+def assert_failed_at_turn_1(tmp_path, run, code=1):
+    assert run.returncode == code and "[done]" not in run.stdout, run
+    assert run.stdout == "[turn 1][save A] pending=read_notes\n[turn 1][save B]\n"
+    cp = read_json(tmp_path / "checkpoint.json")
+    assert (cp["turns"], cp["pendingToolUse"]) == (1, None)
+    assert_loadable(tmp_path)
+    return error_line(run)
+
+
+STOP_CASES = {
+    "refusal": ("refusal", None, "se negó"),
+    "ventana-llena": ("model_context_window_exceeded", None, "ventana de contexto"),
+    "max_tokens": ("max_tokens", None, f"max_tokens={MAX_TOKENS}"),
+    "desconocido": ("stop_nuevo", None, "stop_nuevo"),
+    "null": (None, None, "null"),
+    "end_turn-vacio": ("end_turn", [], "sin texto"),
+    "end_turn-espacios": ("end_turn", [{"type": "text", "text": "  "}], "sin texto"),
+    "end_turn-con-tool_use": ("end_turn", None, "incoherente"),
+}
+
+
+@pytest.mark.parametrize("case", STOP_CASES)
+def test_a_reply_that_is_not_a_final_is_never_done(case, tmp_path, live_env):
+    stop_reason, content, words = STOP_CASES[case]
+    live_env.reply_hook = with_stop_reason(stop_reason, content=content)
+    run = run_main(tmp_path, "--live")
+    line = assert_failed_at_turn_1(tmp_path, run)
+    assert words in line and "retoma con --live --resume" in line
+    assert set(read_json(tmp_path / "effects.json")) == {"toolu_01"}  # el turno no se ejecutó
+    assert_resumes(tmp_path, live_env, run)
+
+
+def test_pause_turn_continues_the_same_turn(tmp_path, live_env):
+    paused = [{"type": "text", "text": "Sigo en un momento."}]
+    live_env.reply_hook = with_stop_reason("pause_turn", content=paused)
+    run = run_main(tmp_path, "--live")
+
+    assert run.returncode == 0 and run.stdout.endswith(DONE), run.stderr
+    continued = live_env.requests[2][1]["messages"]
+    assert continued[-1] == {"role": "assistant", "content": paused}  # el turno en pausa, tal cual
+    turn = live_env.requests[-1][1]["messages"][3]
+    assert turn["content"][0] == paused[0] and turn["content"][1]["name"] == "count_words"
+    assert report_copies(tmp_path / "report.txt") == 1
+
+
+UNPARSEABLE = {
+    "json-cortado": (b'{"id": "msg_01", "type": "message", "content": [{"ty', "application/json"),
+    "html-de-proxy": (b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"),
+    "json-no-mensaje": (b'{"ok": true, "data": []}', "application/json"),
+    "lista": (b"[1, 2, 3]", "application/json"),
+}
+
+
+@pytest.mark.parametrize("case", UNPARSEABLE)
+def test_a_200_that_is_not_a_message_is_one_line(case, tmp_path, live_env):
+    data, content_type = UNPARSEABLE[case]
+    live_env.raw(data, content_type, after=1)
+    run = run_main(tmp_path, "--live")
+    line = assert_failed_at_turn_1(tmp_path, run)
+    assert "no es un mensaje" in line and "retoma con --live --resume" in line
+    assert_resumes(tmp_path, live_env, run)
+
+
+BAD_CALLS = {
+    "id-repetido": ({"id": "toolu_01"}, "repite"),
+    "id-mal-formado": ({"id": "toolu 02/x"}, "formato"),
+    "id-no-texto": ({"id": 7}, "formato"),
+    "input-no-objeto": ({"input": ["notes.txt"]}, "no es un objeto"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_a_call_the_api_would_reject_is_refused_before_point_a(case, tmp_path, live_env):
+    fields, words = BAD_CALLS[case]
+    live_env.reply_hook = with_tool_use(**fields)
+    ledger_before = None
+    run = run_main(tmp_path, "--live")
+    line = assert_failed_at_turn_1(tmp_path, run)
+    assert words in line and "no se ejecutó nada" in line
+    ledger_before = read_json(tmp_path / "effects.json")
+    assert set(ledger_before) == {"toolu_01"} and ledger_before["toolu_01"]["name"] == "read_notes"
+    assert_resumes(tmp_path, live_env, run)
+    ledger = read_json(tmp_path / "effects.json")
+    assert ledger["toolu_01"] == ledger_before["toolu_01"]  # el registro nunca se sobrescribe
+    assert set(live_env.statuses) == {200}  # la API nunca recibió una conversación que rechaza
+
+
+@pytest.mark.parametrize("crash", [None, "after-save-b:2", "after-save-a:2"])
+def test_an_unknown_tool_is_answered_with_is_error(crash, tmp_path, live_env):
+    live_env.reply_hook = with_tool_use(id="toolu_x1", name="borrar_todo")
+    run = run_main(tmp_path, "--live", crash_after=crash)
+    assert "[turn 2][save A]" not in run.stdout  # nada colgante que anotar: no se ejecuta
+    assert_loadable(tmp_path)
+    if crash:
+        assert run.killed
+        live_env.reply_hook = None
+        run = run_main(tmp_path, "--live", "--resume")
+    assert run.returncode == 0 and run.stdout.endswith(DONE), run.stderr
+    sent = live_env.requests[-1][1]["messages"]
+    answer = sent[4]["content"][0]
+    assert answer["tool_use_id"] == "toolu_x1" and answer["is_error"] is True
+    assert "no existe la herramienta borrar_todo" in answer["content"]
+    assert "toolu_x1" not in read_json(tmp_path / "effects.json")
+    assert report_copies(tmp_path / "report.txt") == 1
+
+
+@pytest.mark.parametrize("mode", ["hang", "trickle"])
+def test_a_reply_that_never_arrives_times_out(mode, tmp_path, live_env, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_TIMEOUT", "2")
+    monkeypatch.setenv("ANTHROPIC_MAX_RETRIES", "0")
+    live_env.hang(after=1, mode=mode)
+    run = run_main(tmp_path, "--live")
+    line = assert_failed_at_turn_1(tmp_path, run)
+    assert "no respondió en 2 s" in line and "ANTHROPIC_TIMEOUT" in line
+    assert live_env.waiting.is_set()
+    assert_resumes(tmp_path, live_env, run)
+
+
+def read_until(stream, prefix):
+    """Lee líneas de ``stream`` hasta una que empiece con ``prefix`` (o el fin)."""
+    for line in stream:
+        if line.startswith(prefix):
+            return line
+    return None
+
+
+def test_a_slow_reply_shows_a_waiting_line_then_finishes(tmp_path, live_env):
+    live_env.hang(after=1)
+    proc = start_agent_process(tmp_path, agent=REFERENCE_AGENT, env={"ANTHROPIC_TIMEOUT": "8"}, live=True)
+    try:
+        line = read_until(proc.stderr, "[")
+        live_env.release()  # la prueba la suelta cuando vio la línea, no tras una espera fija
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert line and line.startswith(WAITING) and "ANTHROPIC_TIMEOUT" in line and "Ctrl-C" in line
+    assert proc.returncode == 0 and out.endswith(DONE), err
+    assert err == ""
+
+
+def test_ctrl_c_while_waiting_is_one_line_and_130(tmp_path, live_env):
+    live_env.hang(after=1)
+    proc = start_agent_process(tmp_path, agent=REFERENCE_AGENT, live=True)
+    try:
+        assert live_env.waiting.wait(60)  # el agente está esperando la 2.ª respuesta
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    run = AgentRun(proc.returncode, out, err)
+    assert_failed_at_turn_1(tmp_path, run, code=130)
+    assert "Ctrl-C" in error_line(run) and "--resume" in error_line(run)
+    assert_resumes(tmp_path, live_env, run)
+
+
+def test_a_long_retry_after_is_capped(tmp_path, live_env, monkeypatch):
+    # Sin tope, el SDK esperaría los 120 s que pide la API; con él, lo que dice MAX_RETRY_WAIT.
+    monkeypatch.setattr(live_model, "MAX_RETRY_WAIT", 0.01)
+    live_env.fail(429, after=1, headers={"retry-after": "120"})
+    run = run_main(tmp_path, "--live")
+    assert run.returncode == 0 and run.stdout.endswith(DONE), run.stderr
+    assert live_env.statuses == [200, 429, 200, 200, 200]
+
+
+def test_the_429_line_says_how_long_the_api_asked_to_wait(tmp_path, live_env, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_MAX_RETRIES", "0")
+    live_env.fail(429, after=1, headers={"retry-after": "120"})
+    line = assert_failed_at_turn_1(tmp_path, run_main(tmp_path, "--live"))
+    assert "429" in line and "esperar 120 s" in line
+
+
+def test_a_base_url_ending_in_v1_is_blamed_not_the_model(tmp_path, live_env, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", live_env.base_url + "/v1")
+    run = run_main(tmp_path, "--live")
+    assert (run.returncode, run.stdout) == (1, "")
+    line = error_line(run)
+    assert "404" in line and "ANTHROPIC_BASE_URL" in line and "«/v1»" in line
+    assert "ANTHROPIC_MODEL" not in line
+    assert "sin --resume" in line  # no había nada guardado: --resume no encontraría nada
+
+
+def test_a_404_naming_the_model_blames_the_model(tmp_path, live_env):
+    live_env.fail(404, message="model: claude-que-no-existe")
+    line = error_line(run_main(tmp_path, "--live"))
+    assert "ANTHROPIC_MODEL" in line and "claude-sonnet" in line
+
+
+@pytest.mark.parametrize("bad", ["\r", "\n", " ", "\t", "\x00", "ñ"])
+def test_a_malformed_key_is_refused_before_any_request(bad, tmp_path, live_env, monkeypatch):
+    for key in (TEST_KEY + bad, bad + TEST_KEY, TEST_KEY[:10] + bad + TEST_KEY[10:]):
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+        run = run_main(tmp_path, "--live")
+        assert (run.returncode, run.stdout) == (1, "")
+        line = error_line(run)
+        assert "ANTHROPIC_API_KEY" in line and TEST_KEY[:10] not in line and TEST_KEY[10:] not in line
+    assert live_env.requests == [] and snapshot(tmp_path) == {}
+
+
+def test_debug_log_never_shows_the_key(tmp_path, live_env):
+    live_env.fail(401, message=f"invalid x-api-key {TEST_KEY}", after=1)
+    env = {"ANTHROPIC_LOG": "debug", "ANTHROPIC_BASE_URL": live_env.base_url}
+    run = run_agent_process(tmp_path, agent=REFERENCE_AGENT, live=True, env=env)
+    assert run.returncode == 1 and "DEBUG" in run.stderr  # el log de depuración sí salió
+    assert TEST_KEY not in run.stdout + run.stderr
+
+
+def test_a_first_request_failure_does_not_point_to_resume(tmp_path, live_env, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_MAX_RETRIES", "0")
+    live_env.fail(500)
+    run = run_main(tmp_path, "--live")
+    line = error_line(run)
+    assert (run.returncode, run.stdout) == (1, "") and "sin --resume" in line and "retoma" not in line
+    assert_resumes(tmp_path, live_env, run)
+
+
+@pytest.mark.parametrize("flags", [("--live",), ()])
+def test_a_finished_task_is_not_resumed_into_a_model_call(flags, tmp_path, live_env):
+    done = run_main(tmp_path, *flags)
+    assert done.returncode == 0 and done.stdout.endswith(DONE)
+    before, asked = snapshot(tmp_path), len(live_env.requests)
+    again = run_main(tmp_path, *flags, "--resume")
+    assert (again.returncode, again.stdout) == (1, "")
+    assert "ya terminó" in error_line(again) and "sin --resume" in error_line(again)
+    assert len(live_env.requests) == asked and snapshot(tmp_path) == before
+    assert report_copies(tmp_path / "report.txt") == 1
+
+
+def test_a_checkpoint_the_api_would_reject_says_so_and_what_to_do(tmp_path, live_env):
+    assert run_main(tmp_path, "--live", crash_after="after-save-b:2").killed
+    cp = read_json(tmp_path / "checkpoint.json")
+    cp["messages"][3]["content"][0]["id"] = "toolu_01"  # como lo dejaba una versión anterior del agente
+    cp["messages"][4]["content"][0]["tool_use_id"] = "toolu_01"
+    (tmp_path / "checkpoint.json").write_text(json.dumps(cp), encoding="utf-8")
+    asked = len(live_env.requests)
+    run = run_main(tmp_path, "--live", "--resume")
+    line = error_line(run)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert "rechazaría" in line and "toolu_01" in line and "sin --resume" in line
+    assert len(live_env.requests) == asked

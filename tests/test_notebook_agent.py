@@ -1,11 +1,15 @@
 """harness.export: el agent.py que se arma con las celdas ``#| export`` de un notebook.
 
-Las transcripciones y la caída en cada punto del agente armado desde la lección las cubren
-test_transcripts.py y test_crash_matrix.py (fixture ``agent``); acá, la exportación misma.
+Lo que el agente armado desde la lección hace (transcripciones, caída en cada punto, entradas malas...)
+lo cubre la suite de conformidad, ``tests/conformance/``, que corre con los dos agentes; acá, la
+exportación misma: qué celdas van, el encabezado GENERADO y la marca ``# %%`` que lleva cada bloque
+(y una traza) a su celda.
 """
 
 import ast
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -15,7 +19,7 @@ from course_files import LESSON_NOTEBOOK, snapshot
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from harness.errors import HarnessError
-from harness.export import export_agent, export_cells
+from harness.export import CELL_MARKER, export_agent, export_cells, render_agent
 from harness.runner import run_agent_process
 
 # Los nombres de la lección (DESIGN.md, «Language»), en snake_case.
@@ -55,10 +59,15 @@ def toy_notebook(tmp_path):
     )
 
 
+def cell_ids(path):
+    return [cell["id"] for cell in nbformat.read(path, as_version=4).cells]
+
+
 def test_only_code_cells_that_start_with_the_marker_are_exported(toy_notebook):
+    ids = cell_ids(toy_notebook)
     assert export_cells(toy_notebook) == [
-        "import sys\n\nGREETING = 'hola'",
-        "def main():\n    print(GREETING)\n    return 3",
+        (ids[1], "import sys\n\nGREETING = 'hola'"),
+        (ids[5], "def main():\n    print(GREETING)\n    return 3"),
     ]
 
 
@@ -66,7 +75,7 @@ def test_the_agent_has_a_header_the_cells_in_order_and_the_main_guard(toy_notebo
     out = export_agent(toy_notebook, tmp_path / "sub" / "agent.py")
     assert out == tmp_path / "sub" / "agent.py"
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("# Generado por harness.export desde toy.ipynb")
+    assert text.startswith("# GENERADO desde toy.ipynb")
     assert [line for line in text.splitlines() if line.startswith("#|")] == []
     assert text.index("GREETING = 'hola'") < text.index("def main():")
     assert "print('celda de demostración" not in text and "y = 2" not in text and "z = 3" not in text
@@ -98,20 +107,107 @@ def test_a_notebook_without_export_cells_is_an_error(tmp_path):
     assert not (tmp_path / "agent.py").exists()
 
 
+def header(text):
+    """Las líneas de comentario antes del primer bloque."""
+    return "\n".join(text.split("\n\n", 1)[0].splitlines())
+
+
+@pytest.mark.parametrize("shown_as", [None, "notebooks/toy.ipynb"])
+def test_the_header_says_generated_and_names_the_notebook(toy_notebook, shown_as):
+    top = header(render_agent(toy_notebook, shown_as))
+    assert top.startswith("# GENERADO desde ")
+    assert f"desde {shown_as or 'toy.ipynb'}:" in top and "no lo edites a mano" in top
+    assert all(line.startswith("# ") for line in top.splitlines())
+
+
+def test_the_committed_agent_says_it_is_generated_from_the_lesson():
+    from maintainer.paths import REFERENCE_AGENT
+
+    with open(REFERENCE_AGENT, encoding="utf-8") as f:
+        top = header(f.read())
+    assert top.startswith("# GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb:")
+
+
+def blocks_by_marker(text):
+    """[(nombre del notebook, id de celda, código)] de cada bloque de un agent.py exportado."""
+    parts = re.split(r"(?m)^(# %% .*)$", text)
+    return [
+        (CELL_MARKER.fullmatch(marker)["notebook"], CELL_MARKER.fullmatch(marker)["id"], code.strip("\n"))
+        for marker, code in zip(parts[1::2], parts[2::2], strict=True)
+    ]
+
+
+@pytest.mark.parametrize("which", ["toy", "lección"])
+def test_every_block_has_a_marker_naming_a_real_cell(toy_notebook, which):
+    path = toy_notebook if which == "toy" else LESSON_NOTEBOOK
+    text = render_agent(path)
+    # Cada línea «# %%» es una marca bien formada (nada que empiece así queda sin leer).
+    markers = [line for line in text.splitlines() if line.startswith("# %%")]
+    assert markers and all(CELL_MARKER.fullmatch(line) for line in markers), markers
+    blocks = blocks_by_marker(text)
+    exported = export_cells(path)
+    assert [cell_id for _, cell_id, _ in blocks] == [cell_id for cell_id, _ in exported]
+    assert set(cell_id for cell_id, _ in exported) <= set(cell_ids(path))
+    assert len(set(cell_ids(path))) == len(cell_ids(path))  # ids únicas: la marca lleva a una sola celda
+    cells = {cell["id"]: cell for cell in nbformat.read(path, as_version=4).cells}
+    for notebook, cell_id, code in blocks:
+        assert notebook == os.path.basename(path)
+        source = cells[cell_id].source
+        assert source.startswith("#|") and code.removesuffix(
+            'if __name__ == "__main__":\n    sys.exit(main())'
+        ).strip("\n") == source.partition("\n")[2].strip("\n")
+
+
+def cell_of_line(text, lineno):
+    """La id de la celda de la que viene la línea ``lineno`` (desde 1) de un agent.py exportado."""
+    above = text.splitlines()[:lineno]
+    return next(CELL_MARKER.fullmatch(line)["id"] for line in reversed(above) if CELL_MARKER.fullmatch(line))
+
+
+def test_a_traceback_leads_to_its_cell(tmp_path):
+    path = write_notebook(
+        tmp_path / "traza.ipynb",
+        [
+            new_code_cell("#| export\nimport sys"),
+            new_code_cell("#| export\ndef divide(a, b):\n    return a / b"),
+            new_code_cell("divide(1, 2)"),
+            new_code_cell("#| export\ndef main():\n    return divide(1, 0)"),
+        ],
+    )
+    ids = cell_ids(path)
+    agent = export_agent(path, tmp_path / "agent.py")
+    done = run_script(agent)
+    assert done.returncode == 1 and "ZeroDivisionError" in done.stderr
+    text = agent.read_text(encoding="utf-8")
+    frames = [
+        (int(m["line"]), m["func"])
+        for m in re.finditer(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>[<>\w]+)', done.stderr)
+        if m["file"] == str(agent)
+    ]
+    assert [func for _, func in frames] == ["<module>", "main", "divide"]
+    lines = text.splitlines()
+    where = {func: (cell_of_line(text, line), lines[line - 1].strip()) for line, func in frames}
+    assert where["divide"] == (ids[1], "return a / b")
+    assert where["main"] == (ids[3], "return divide(1, 0)")
+    # Y esa línea está, tal cual, en la celda que nombra la marca.
+    cells = {cell["id"]: cell.source for cell in nbformat.read(path, as_version=4).cells}
+    assert all(code in cells[cell_id] for cell_id, code in (where["divide"], where["main"]))
+
+
 def defined_names(source):
     tree = ast.parse(source)
     return [node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)]
 
 
 def test_the_lessons_export_cells_define_each_seed_function_once():
-    names = [name for source in export_cells(LESSON_NOTEBOOK) for name in defined_names(source)]
+    names = [name for _, source in export_cells(LESSON_NOTEBOOK) for name in defined_names(source)]
     assert SEED_FUNCTIONS <= set(names), f"faltan: {sorted(SEED_FUNCTIONS - set(names))}"
     assert sorted(n for n in names if names.count(n) > 1) == []
 
 
 def test_the_lessons_agent_never_comes_from_solutions():
     # El agente se escribe en el notebook; importarlo de solutions/ vaciaría la lección.
-    for source in export_cells(LESSON_NOTEBOOK):
+    for _, source in export_cells(LESSON_NOTEBOOK):
         imports = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import | ast.ImportFrom)]
         modules = [n.module for n in imports if isinstance(n, ast.ImportFrom)]
         modules += [alias.name for n in imports if isinstance(n, ast.Import) for alias in n.names]
@@ -136,10 +232,10 @@ def test_the_lessons_agent_with_live_and_no_key_touches_nothing(notebook_agent, 
     assert crashed.killed and {"report.txt", "checkpoint.json"} <= set(snapshot(workdir))
     before = snapshot(workdir)
     # run_agent_process copia os.environ: la clave vacía es «falta» para make_live_client.
-    run = run_agent_process(
+    done = run_agent_process(
         workdir, resume=resume, live=True, agent=notebook_agent, env={"ANTHROPIC_API_KEY": ""}
     )
-    assert (run.returncode, run.stdout) == (1, "")
-    assert run.stderr.startswith("Falta ANTHROPIC_API_KEY:") and run.stderr.count("\n") == 1
-    assert "Traceback" not in run.stderr
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("Falta ANTHROPIC_API_KEY:") and done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
     assert snapshot(workdir) == before

@@ -1,14 +1,20 @@
-"""Empaquetado y estilo: environment.yml en sincronía con pyproject.toml, ruff limpio."""
+"""Empaquetado y estilo: lo que instala un estudiante (la rueda solo trae ``harness``, y funciona
+fuera del repositorio), las dependencias de cada extra, environment.yml en sincronía, ruff limpio."""
 
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
+import venv
+import zipfile
 
 import pytest
 import yaml
+from seed_text import transcript
 
+from maintainer.paths import REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
 
 if sys.version_info >= (3, 11):
@@ -29,12 +35,29 @@ def conda_pip_requirements():
     return sorted(r for r in pip if not r.startswith("-e"))
 
 
+def names(requirements):
+    return {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
 def test_environment_yml_lists_the_same_dependencies_as_pyproject():
+    """environment.yml es el entorno completo: la base, más los extras «instructor» y «test»."""
     project = pyproject()
+    extras = project["optional-dependencies"]
+    assert {"instructor", "test"} <= set(extras)
     declared = project["dependencies"] + [
-        r for extra in project["optional-dependencies"].values() for r in extra if "python_version" not in r
+        r for extra in extras.values() for r in extra if "python_version" not in r
     ]
     assert conda_pip_requirements() == sorted(declared)
+
+
+def test_students_do_not_get_nbgrader_instructors_do():
+    """La instalación base es la del estudiante: nbgrader (su extensión de servidor y sus avisos en
+    JupyterLab) viene solo con el extra «instructor»."""
+    project = pyproject()
+    assert "nbgrader" not in names(project["dependencies"])
+    assert "nbgrader" in names(project["optional-dependencies"]["instructor"])
+    with open(os.path.join(REPO_ROOT, "environment.yml"), encoding="utf-8") as f:
+        assert "nbgrader" in f.read()  # quien usa conda tiene el entorno completo
 
 
 def test_every_dependency_has_a_lower_bound():
@@ -50,3 +73,138 @@ def test_ruff_is_clean(command):
         pytest.skip("ruff no está instalado (viene con el extra «test»)")
     done = subprocess.run([ruff, *command, "."], cwd=REPO_ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# —— La rueda: lo que instala un estudiante ——
+
+# Lo que no es del estudiante: del repositorio, o del instructor y de quien mantiene el curso.
+NOT_SHIPPED_TOP = {"solutions", "tests", "maintainer", "benchmarks", "notebooks", "docs"}
+NOT_SHIPPED_MODULES = {"drill", "ledger_order", "torture", "notebook_run", "grading"}
+IGNORED = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache",
+    ".hypothesis", "test-output", "_trabajo*",
+)  # fmt: skip
+
+
+def can_build_wheels():
+    """setuptools arma ruedas solo (desde 70.1) o con el paquete ``wheel``."""
+    import setuptools
+
+    major, minor = (int(n) for n in setuptools.__version__.split(".")[:2])
+    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """La rueda del proyecto, armada sin red ni aislamiento desde una copia del árbol (así la
+    construcción no deja build/ ni *.egg-info en el repositorio)."""
+    assert can_build_wheels(), (
+        "para armar la rueda sin red hace falta el paquete «wheel» o setuptools>=70.1 (extra «test»)"
+    )
+    root = tmp_path_factory.mktemp("rueda")
+    source = root / "fuente"
+    shutil.copytree(REPO_ROOT, source, ignore=IGNORED)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index"]
+        + ["-w", str(root / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (built,) = (root / "dist").glob("*.whl")
+    return built
+
+
+def test_the_wheel_ships_only_the_harness_package(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        files = [n for n in z.namelist() if ".dist-info/" not in n]
+    assert files, "la rueda está vacía"
+    assert [n for n in files if not n.startswith("harness/")] == []
+    assert [n for n in files if n.split("/")[0] in NOT_SHIPPED_TOP] == []
+    stems = {os.path.splitext(part)[0] for n in files for part in n.split("/")}
+    assert sorted(stems & NOT_SHIPPED_MODULES) == []
+    # Y trae todo harness: cada módulo de cada subpaquete, y sus datos (notas, estáticos del widget).
+    package = os.path.join(REPO_ROOT, "harness")
+    expected = {
+        os.path.relpath(os.path.join(d, f), REPO_ROOT).replace(os.sep, "/")
+        for d, _, fs in os.walk(package)
+        if "__pycache__" not in d.split(os.sep)
+        for f in fs
+        if not f.endswith((".pyc", ".pyo"))
+    }
+    assert "harness/crash_lab/__init__.py" in expected and "harness/data/sales-notes.txt" in expected
+    assert sorted(expected - set(files)) == []
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """Un entorno virtual nuevo con la rueda instalada (no editable); las dependencias, del entorno
+    actual (--system-site-packages). Devuelve (python del entorno, carpeta del entorno)."""
+    env_dir = tmp_path_factory.mktemp("venv") / "estudiante"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return python, env_dir
+
+
+def outside(python, args, cwd, **env):
+    """``python -I`` desde ``cwd``, fuera del repositorio: sin PYTHONPATH ni la carpeta actual en
+    sys.path, como un estudiante que instaló el paquete."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") and k != "CRASH_AFTER"}
+    return subprocess.run(
+        [str(python), "-I", "-X", "utf8", *args],
+        cwd=cwd,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+
+
+IMPORT_ALL = """
+import importlib, os, pkgutil, sys
+import harness
+print(os.path.realpath(harness.__file__))
+names = [m.name for m in pkgutil.walk_packages(harness.__path__, "harness.")]
+for name in names:
+    module = importlib.import_module(name)
+    print(name, os.path.realpath(module.__file__))
+"""
+
+
+def test_the_installed_package_imports_from_the_venv_not_the_repo(installed, tmp_path):
+    python, env_dir = installed
+    done = outside(python, ["-c", IMPORT_ALL], tmp_path)
+    assert done.returncode == 0, done.stderr
+    first, *modules = done.stdout.splitlines()
+    print("harness.__file__ =", first)
+    venv_dir, repo = os.path.realpath(env_dir), os.path.realpath(REPO_ROOT)
+    # El repositorio está instalado editable en el entorno de afuera, que este entorno también ve: la
+    # rueda instalada tiene que ganarle.
+    assert first.startswith(venv_dir + os.sep) and not first.startswith(repo + os.sep), first
+    names = {line.split()[0] for line in modules}
+    assert {"harness.runner", "harness.crash_lab", "harness.crash_lab.widget", "harness.export"} <= names
+    assert all(line.split()[1].startswith(venv_dir + os.sep) for line in modules), modules
+
+
+def test_the_reference_agent_runs_the_lesson_on_the_installed_package(installed, tmp_path):
+    python, _ = installed
+    workdir = tmp_path / "trabajo"
+    workdir.mkdir()
+    crash = outside(
+        python, [REFERENCE_AGENT], tmp_path, AGENT_WORKDIR=str(workdir), CRASH_AFTER="after-effect-write:3"
+    )
+    assert crash.stderr == "" and crash.returncode == 137
+    crash_text = "".join(crash.stdout.splitlines()) + f"EXIT={crash.returncode}"
+    assert crash_text == transcript("CRASH_AFTER=after-effect-write:3 node agent.js")
+    resume = outside(python, [REFERENCE_AGENT, "--resume"], tmp_path, AGENT_WORKDIR=str(workdir))
+    assert resume.returncode == 0 and resume.stderr == "", resume.stderr
+    assert "".join(resume.stdout.splitlines()) == transcript("node agent.js --resume")

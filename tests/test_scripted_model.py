@@ -5,7 +5,7 @@ import pytest
 
 from harness.base_loop import MAX_TURNS, ask_model
 from harness.protocol import block_to_dict
-from harness.scripted_model import FINAL_TEXT, ScriptedModel, ScriptError
+from harness.scripted_model import DAMAGED_TEXT, FINAL_TEXT, READ_ATTEMPTS, ScriptedModel, ScriptError
 from harness.tools import TOOLS
 
 TASK = [
@@ -70,9 +70,56 @@ def test_a_conversation_the_api_would_reject_is_refused():
 def test_past_its_script_it_raises_a_spanish_error():
     with pytest.raises(ScriptError, match="no trae ningún tool_result"):
         reply(answer(TASK, reply(TASK), "notas") + [{"role": "assistant", "content": "ok"}, TASK[0]])
-    failed_read = answer(TASK, reply(TASK), "no existe", is_error=True)
-    with pytest.raises(ScriptError, match="no hay respuesta guionada"):
-        reply(failed_read)
+    unknown = {"type": "tool_use", "id": "toolu_01", "name": "borrar_todo", "input": {}}
+    stray = TASK + [
+        {"role": "assistant", "content": [unknown]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"}]},
+    ]
+    with pytest.raises(ScriptError, match="no hay respuesta guionada para un tool_result de borrar_todo"):
+        reply(stray)
+
+
+@pytest.mark.parametrize("tool", ["read_notes", "count_words", "check_report"])
+def test_a_read_only_is_error_is_retried_then_given_up_in_words(tool):
+    """V1: un error de lectura pasajero (EIO, EACCES una vez) no atasca la tarea: el modelo vuelve a
+    llamar a la misma herramienta con la misma entrada; tras READ_ATTEMPTS fallas seguidas, se rinde
+    con un texto que nombra la herramienta y el error, sin inventar un resultado."""
+    messages = answer(TASK, reply(TASK), "- Cliente A: algo")
+    steps = {"read_notes": TASK, "count_words": messages}
+    if tool == "check_report":
+        messages = answer(messages, reply(messages), "sales-notes.txt tiene 4 palabras")
+        messages = answer(messages, reply(messages), "estado desconocido", is_error=True)
+        steps[tool] = messages
+    messages = steps[tool]
+    call = reply(messages)
+    assert call.content[0].name == tool
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        messages = answer(
+            messages, call, "Error de ejecución de la herramienta: no se pudo leer x: sin permiso", True
+        )
+        call = reply(messages)
+        if attempt < READ_ATTEMPTS:
+            assert (call.content[0].name, call.content[0].input) == (
+                tool,
+                reply(steps[tool]).content[0].input,
+            )
+    assert call.stop_reason == "end_turn"
+    assert call.content[0].text.startswith(f"No pude completar la tarea: {tool} falló {READ_ATTEMPTS} veces")
+    assert "sin permiso" in call.content[0].text
+    # Una lectura que vuelve bien después de fallar sigue el guion como si nada.
+    recovered = answer(steps[tool], reply(steps[tool]), "falla", True)
+    recovered = answer(recovered, reply(recovered), "report.txt no existe: el reporte no se escribió")
+    assert reply(recovered).stop_reason == "tool_use"
+
+
+def test_a_damaged_report_is_not_written_over():
+    messages = answer(TASK, reply(TASK), "- Cliente A: algo")
+    messages = answer(messages, reply(messages), "sales-notes.txt tiene 4 palabras")
+    messages = answer(messages, reply(messages), "estado desconocido", is_error=True)
+    damaged = answer(
+        messages, reply(messages), "report.txt existe pero una copia está cortada: el reporte está dañado"
+    )
+    assert reply(damaged).content[0].text == DAMAGED_TEXT
 
 
 def test_repeated_deaths_in_the_write_window_keep_the_script_going_until_the_agent_limit():

@@ -1,38 +1,57 @@
 """El laboratorio de caídas: elige dónde muere el proceso y mira qué dice el disco y qué hace --resume.
 
-    lab = CrashLab(workdir="_trabajo/laboratorio")
-    lab                      # el widget (en JupyterLab, VS Code o Colab)
+    lab = CrashLab(workdir="_trabajo/laboratorio", agent=AGENT)
+    lab                      # el widget (JupyterLab, Notebook 7, VS Code o Colab)
     lab.choose(label="after-tool:3", variant="dos-puntos")
     lab.run()                # proceso nuevo con CRASH_AFTER: muere con código 137
     lab.resume()             # proceso nuevo con --resume
     print(lab.summary())     # resumen determinista del último paso
 
-Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process): el que la lección
-exporta a ``_trabajo/agent.py`` (relativo a la carpeta del notebook), u otro que se le pase.
-El agente nunca importa este módulo: ipywidgets queda fuera de su camino.
+Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process). La página
+(``static/crash_lab.js``, un anywidget) bloquea los controles en cuanto se pulsa un botón, así que un
+doble clic lanza un solo proceso; además cada pedido lleva el número de la pantalla en que se hizo y el
+kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
 """
 
-import html
 import os
+import pathlib
 import subprocess
 
-import ipywidgets as w
+import anywidget
+import traitlets
 
+from harness.crash_lab import timeline as story
 from harness.crash_lab import view
+from harness.crash_lab.picture import LEGEND, turn_svg
+from harness.crash_lab.words import (
+    ACTIONS,
+    NO_CRASH,
+    VARIANTS,
+    crash_labels,
+    describe_label,
+    exists_in,
+    missing_note,
+)
 from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES, read_disk_state
 from harness.errors import HarnessError
 from harness.runner import run_agent_process
 from harness.tools import NOTES_PATH, REPORT_PATH
 
+STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
 # Los archivos que deja una corrida: Reiniciar borra solo estos, nunca la carpeta entera.
 LAB_FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, NOTES_PATH, *TMP_FILES)
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
+DEFAULT_LABEL = "after-tool:3"  # el caso central de la lección
 PLAIN_FALLBACK = (
-    "Laboratorio de caídas (widget). Si no lo ves, abre el notebook en JupyterLab, o usa "
+    "Laboratorio de caídas (widget). Ejecuta la celda en JupyterLab o Notebook 7 para usarlo, o usa "
     "lab.choose(...), lab.run(), lab.resume() y print(lab.summary())."
+)
+OUTSIDE_CHANGE = (
+    "la carpeta cambió fuera de este laboratorio (¿otro notebook usa la misma carpeta?): el dibujo "
+    "vuelve a empezar con lo que hay en disco."
 )
 
 
@@ -44,6 +63,14 @@ def agent_name(path):
     return f"agente {os.path.basename(path)}"
 
 
+class LabWidget(anywidget.AnyWidget):
+    """La página del laboratorio: dibuja ``view`` y manda cada clic al kernel como un mensaje."""
+
+    _esm = STATIC / "crash_lab.js"
+    _css = STATIC / "crash_lab.css"
+    view = traitlets.Dict().tag(sync=True)
+
+
 class CrashLab:
     """El laboratorio: una API de Python (choose/run/resume/reset) y un widget que la usa."""
 
@@ -51,52 +78,52 @@ class CrashLab:
         self.workdir = os.fspath(workdir)
         self._workdir_abs = os.path.abspath(self.workdir)
         # La carpeta del notebook, fijada al crear el laboratorio: ahí busca _trabajo/agent.py.
-        self._notebook_agent = os.path.abspath(NOTEBOOK_AGENT)
-        self._agent = agent
-        self._busy = False
-        self._build_widget()
+        self._agent = os.path.abspath(agent) if agent else os.path.abspath(NOTEBOOK_AGENT)
+        self.label, self.variant = DEFAULT_LABEL, "dos-puntos"
+        self.history = []  # los pasos dados, en orden
+        self._story = []  # [(acción, AgentRun)] desde el último Ejecutar
+        self._story_variant = None  # la variante que dejó el punto de control de esta historia
+        self._story_label = NO_CRASH
+        self._seen = None  # cómo estaba la carpeta después del último paso
+        self._screens = 0  # cuántas pantallas se mandaron a la página: el número de cada pedido
+        self.widget = LabWidget()
+        self.widget.on_msg(self._on_message)
         self.last = self._step("ready", None, "elige un punto de caída y pulsa Ejecutar.")
-        self._show(self.last)
+        self._publish()
 
     # —— La API ——
 
     @property
     def agent(self):
-        """El agente que se fijó al crear el laboratorio, o el que exportó la lección."""
-        path = os.path.abspath(self._agent) if self._agent else self._notebook_agent
-        if not os.path.exists(path):
+        """El agente que se le pasó al laboratorio (o el que exportó la lección a _trabajo/agent.py)."""
+        if not os.path.exists(self._agent):
             raise HarnessError(
-                f"No está {NOTEBOOK_AGENT}: ejecuta antes la celda de export_agent de la lección (o pásale "
-                "al laboratorio otro agente con CrashLab(agent=...))."
+                f"No está {agent_name(self._agent)}: ejecuta antes la celda de export_agent de la lección "
+                "(o pásale al laboratorio otro agente con CrashLab(agent=...))."
             )
-        return path
+        return self._agent
 
-    @property
-    def label(self):
-        return self.point.value
-
-    @property
-    def variant(self):
-        return self.variant_picker.value
-
-    def choose(self, label=view.NO_CRASH, variant="dos-puntos"):
-        """Elige el punto de caída (``"after-tool:3"``, o ``""`` sin caída) y la variante."""
-        if variant not in view.VARIANTS:
-            raise ValueError(f"Variante desconocida: {variant}. Usa una de: {', '.join(view.VARIANTS)}.")
-        if (label or view.NO_CRASH) not in view.crash_labels():
+    def choose(self, label=NO_CRASH, variant="dos-puntos"):
+        """Elige el punto de caída (``"after-tool:3"``, o ``""`` sin caída) y la variante del próximo Ejecutar."""
+        if variant not in VARIANTS:
+            raise ValueError(f"Variante desconocida: {variant}. Usa una de: {', '.join(VARIANTS)}.")
+        if (label or NO_CRASH) not in crash_labels():
             raise ValueError(f"Etiqueta desconocida: {label}. Usa <tipo>:<turno> con turno 1, 2 o 3.")
-        self.variant_picker.value = variant
-        self.point.value = label or view.NO_CRASH
+        self.label, self.variant = label or NO_CRASH, variant
+        self._publish()
 
     def run(self):
         """Corrida nueva, en un proceso aparte, que muere en el punto elegido."""
-        note = view.missing_note(self.label, self.variant)
+        note = missing_note(self.label, self.variant)
         if note:
             return self._finish(self._step("run", None, note))
+        self._notice_outside_change()
+        self._story, self._story_variant, self._story_label = [], self.variant, self.label
         return self._launch("run", resume=False, crash_after=self.label or None)
 
     def resume(self):
-        """``--resume`` en un proceso nuevo, que solo tiene lo que quedó en disco."""
+        """``--resume`` en un proceso nuevo, con la variante que dejó el punto de control."""
+        self._notice_outside_change()
         return self._launch("resume", resume=True, crash_after=None)
 
     def reset(self):
@@ -105,6 +132,7 @@ class CrashLab:
             path = os.path.join(self._workdir_abs, name)
             if os.path.isfile(path):
                 os.remove(path)
+        self._story, self._story_variant = [], None
         return self._finish(self._step("reset", None, "se borraron los archivos del laboratorio."))
 
     def cut_checkpoint(self):
@@ -118,33 +146,41 @@ class CrashLab:
         """El último paso en texto plano, siempre igual para la misma elección."""
         return view.summary_text(self.last)
 
+    def resume_blocker(self):
+        """Por qué Reanudar no tiene sentido ahora ('' si lo tiene)."""
+        if not os.path.exists(os.path.join(self._workdir_abs, CHECKPOINT_FILE)):
+            return "No hay checkpoint.json en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
+        if self._story and self._story[-1][1].returncode == 0 and self.last.action in ("run", "resume"):
+            return "La última corrida llegó a [done]: no queda nada que reanudar. Elige una caída y Ejecuta."
+        return ""
+
     # —— Lanzar procesos y registrar pasos ——
 
+    @property
+    def _run_variant(self):
+        return self._story_variant or self.variant
+
     def _launch(self, action, resume, crash_after):
-        if self._busy:  # un segundo clic mientras corre un proceso no lanza otro
-            return self.last
-        self._set_busy(True)
+        variant = self._run_variant
         try:
-            variant = None if self.variant == "dos-puntos" else self.variant
-            try:
-                os.makedirs(self._workdir_abs, exist_ok=True)
-                run = run_agent_process(
-                    self._workdir_abs,
-                    resume=resume,
-                    crash_after=crash_after,
-                    variant=variant,
-                    agent=self.agent,
-                )
-            except (OSError, subprocess.SubprocessError) as err:
-                return self._finish(self._step(action, None, f"No se pudo lanzar el agente: {err}"))
-            return self._finish(self._step(action, run, self._outcome(action, run)))
-        finally:
-            self._set_busy(False)
+            os.makedirs(self._workdir_abs, exist_ok=True)
+            run = run_agent_process(
+                self._workdir_abs,
+                resume=resume,
+                crash_after=crash_after,
+                variant=None if variant == "dos-puntos" else variant,
+                agent=self.agent,
+            )
+        except (OSError, subprocess.SubprocessError) as err:
+            return self._finish(self._step(action, None, f"No se pudo lanzar el agente: {err}"))
+        self._story.append((action, run))
+        return self._finish(self._step(action, run, self._outcome(action, run)))
 
     def _outcome(self, action, run):
         """Qué pasó con el proceso, en una frase."""
         if run.killed:
-            return f"el proceso murió en {self.label} (código de salida 137, caída simulada)."
+            where = describe_label(self._story_label)
+            return f"el proceso murió en «{where}» (código de salida 137, caída simulada)."
         if run.returncode == 0:
             done = "la reanudación terminó" if action == "resume" else "la corrida terminó sin caerse"
             return f"{done} (código de salida 0).{self._surprise(action, run)}"
@@ -153,125 +189,119 @@ class CrashLab:
 
     def _surprise(self, action, run):
         """Un aviso si el agente no hizo lo que se le pidió (p. ej. un agente del notebook a medio armar)."""
-        if self.variant == "solo-b" and "[save A]" in run.stdout:
+        if self._run_variant == "solo-b" and "[save A]" in run.stdout:
             return " Ojo: este agente no implementa AGENT_VARIANT=solo-b (guardó el punto A)."
-        if action == "run" and self.label:
-            return f" Ojo: la caída {self.label} nunca ocurrió: ¿este agente llama a crash_point ahí?"
+        if action == "run" and self._story_label:
+            return (
+                f" Ojo: la caída «{describe_label(self._story_label)}» nunca ocurrió: ¿este agente llama "
+                "a crash_point ahí?"
+            )
         return ""
 
     def _step(self, action, run, message):
         return view.LabStep(
             action,
-            self.label,
-            self.variant,
-            agent_name(self.agent),
+            self._story_label if action in ("run", "resume") else self.label,
+            self._run_variant if action in ("run", "resume") else self.variant,
+            agent_name(self._agent),
             self.workdir,
             run,
             read_disk_state(self._workdir_abs),
             message,
+            len(self.history) + 1,
         )
 
     def _finish(self, step):
         self.last = step
-        self._show(step)
+        self.history.append(step)
+        self._seen = self._fingerprint()
+        self._publish()
         return step
+
+    def _fingerprint(self):
+        """Cómo está la carpeta (tamaño y hora de cada archivo del laboratorio), para notar cambios ajenos."""
+        marks = []
+        for name in LAB_FILES:
+            try:
+                st = os.stat(os.path.join(self._workdir_abs, name))
+            except OSError:
+                continue
+            marks.append((name, st.st_size, st.st_mtime_ns))
+        return tuple(marks)
+
+    def _notice_outside_change(self):
+        """Si otro proceso (otro notebook) tocó la carpeta, la historia de este laboratorio ya no vale."""
+        if self._seen is not None and self._fingerprint() != self._seen and self._story:
+            self._story, self._story_variant = [], None
+            self._finish(self._step("ready", None, OUTSIDE_CHANGE))
 
     # —— El widget ——
 
-    def _build_widget(self):
-        self.header = w.HTML()
-        self.variant_picker = w.ToggleButtons(
-            options=[(text, key) for key, text in view.VARIANTS.items()], description="Variante:"
-        )
-        self.point = w.Dropdown(
-            options=self._point_options("dos-puntos"),
-            description="Caída en:",
-            layout=w.Layout(width="max-content"),
-            style={"description_width": "initial"},
-        )
-        self.picture = w.HTML()
-        self.run_button = w.Button(description="Ejecutar", button_style="danger", icon="bolt")
-        self.resume_button = w.Button(description="Reanudar", button_style="success", icon="play")
-        self.reset_button = w.Button(description="Reiniciar", icon="trash")
-        self.cut_button = w.Button(
-            description="Cortar checkpoint.json", icon="cut", layout=w.Layout(width="auto")
-        )
-        self.status = w.HTML()
-        self.log_view = w.HTML(layout=w.Layout(width="50%"))
-        self.disk_view = w.HTML(layout=w.Layout(width="50%"))
-        for button, action in (
-            (self.run_button, self.run),
-            (self.resume_button, self.resume),
-            (self.reset_button, self.reset),
-            (self.cut_button, self.cut_checkpoint),
-        ):
-            button.on_click(lambda _, action=action: self._click(action))
-        self.variant_picker.observe(self._on_variant, names="value")
-        self.point.observe(lambda _: self._draw_choice(), names="value")
-        self.buttons = (self.run_button, self.resume_button, self.reset_button, self.cut_button)
-        self.widget = w.VBox(
-            [
-                self.header,
-                self.variant_picker,
-                self.point,
-                self.picture,
-                w.HBox(list(self.buttons)),
-                self.status,
-                w.HBox(
-                    [self.log_view, self.disk_view],
-                    layout=w.Layout(grid_gap="12px"),
-                ),
-            ]
-        )
-        self.widget.add_class("laboratorio-de-caidas")
-        self._draw_choice()
+    def _timeline(self):
+        return story.build(self._run_variant, self._story, self.last.disk)
 
-    def _click(self, action):
-        """Un botón nunca muestra una traza: un problema del disco se cuenta en una línea."""
+    def _publish(self):
+        """Manda a la página todo lo que dibuja, en un solo mensaje (un clic, una actualización)."""
+        processes = [s for s in self.history if s.run is not None]
+        resume_blocker = self.resume_blocker()
+        run_blocker = missing_note(self.label, self.variant)
+        shown = self._story_variant
+        self._screens += 1
+        self.widget.view = {
+            "ticket": self._screens,
+            "header": (
+                f"Corre el {view.html.escape(agent_name(self._agent))} en un proceso aparte · carpeta de "
+                f"trabajo <code>{view.html.escape(self.workdir)}</code>"
+            ),
+            "variants": list(VARIANTS.items()),
+            "variant": self.variant,
+            "options": [
+                [lab, describe_label(lab, self.variant), exists_in(lab, self.variant)]
+                for lab in crash_labels()
+            ],
+            "label": self.label,
+            "picture": turn_svg(self._timeline(), self.label, self.variant),
+            "legend": LEGEND,
+            "story": (
+                f"El dibujo muestra la corrida con «{VARIANTS[shown]}» "
+                f"({describe_label(self._story_label)}); Reanudar usa esa misma variante."
+                if shown
+                else "El dibujo muestra los turnos antes de correr: pulsa Ejecutar."
+            ),
+            "run_blocker": run_blocker,
+            "resume_blocker": resume_blocker,
+            "status": view.status_html(self.last),
+            "history": view.history_html(self.history),
+            "log": view.log_html(processes[-1] if processes else None),
+            "disk": view.disk_html(self.last),
+        }
+
+    def _on_message(self, _widget, content, _buffers):
+        """Un clic de la página. Uno hecho sobre una pantalla vieja (un segundo clic que llegó mientras
+        corría el primero) se descarta: el kernel no lanza un segundo proceso."""
+        if not isinstance(content, dict) or content.get("ticket") != self.widget.view.get("ticket"):
+            return
+        self.click(content.get("action"), content.get("label"), content.get("variant"))
+
+    def click(self, action, label=None, variant=None):
+        """Lo que hace cada control de la página; un problema se cuenta en una línea, sin traza."""
         try:
-            action()
-        except OSError as err:
-            self.status.value = f"<b>No se pudo</b>: {html.escape(str(err))}"
-
-    @staticmethod
-    def _point_options(variant):
-        return [(view.describe_label(label, variant), label) for label in view.crash_labels()]
-
-    def _on_variant(self, change):
-        label = self.point.value
-        self.point.options = self._point_options(change["new"])
-        self.point.value = label
-        self._draw_choice()
-
-    def _draw_choice(self):
-        """El dibujo y la explicación de la elección actual; Ejecutar solo si la caída existe."""
-        note = view.missing_note(self.label, self.variant)
-        self.picture.value = (
-            f"<div>{view.turn_svg(self.label, self.variant)}</div>"
-            f"<div style='font-size:90%;color:#555'>{view.PICTURE_LEGEND}</div>"
-            + (f"<div style='color:#b35c00'>{note}</div>" if note else "")
-        )
-        self.run_button.disabled = self._busy or bool(note)
-
-    def _set_busy(self, busy):
-        self._busy = busy
-        for button in self.buttons:
-            button.disabled = busy
-        if busy:
-            self.status.value = "<i>Corriendo el agente en un proceso aparte…</i>"
-        else:
-            self._draw_choice()
-
-    def _show(self, step):
-        self.header.value = (
-            f"<h3 style='margin:4px 0'>Laboratorio de caídas</h3><div>Corre el {step.agent} en un "
-            f"proceso aparte · carpeta de trabajo <code>{html.escape(step.workdir)}</code></div>"
-        )
-        self.status.value = f"<b>{view.ACTIONS[step.action]}</b>: {html.escape(step.message)}"
-        self.log_view.value = view.log_html(step)
-        self.disk_view.value = view.disk_html(step)
+            if action == "choose":
+                self.choose(label, variant)
+            elif action == "resume" and self.resume_blocker():
+                return  # el botón está apagado: un pedido así solo llega de una pantalla vieja
+            elif action in ACTIONS and action != "ready":
+                {"run": self.run, "resume": self.resume, "reset": self.reset, "cut": self.cut_checkpoint}[
+                    action
+                ]()
+        except (OSError, ValueError, HarnessError) as err:
+            self._finish(self._step("ready", None, f"No se pudo: {err}"))
 
     def _repr_mimebundle_(self, **kwargs):
-        # El texto plano fijo mantiene estable la salida guardada (nbval ignora el id del widget).
+        # La vista del widget, y para quien no la puede mostrar (GitHub, nbviewer, un notebook sin
+        # correr) el dibujo en SVG con una línea que dice que hay que ejecutar la celda.
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        return {**bundle, "text/plain": PLAIN_FALLBACK}
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/plain"] = PLAIN_FALLBACK
+        data["text/html"] = view.preview_html(self._timeline(), self.label, self.variant)
+        return bundle

@@ -1,4 +1,4 @@
-"""Configuración de nbgrader para los ejercicios de la Lección 6 (ver «Para instructores» en el README).
+"""Configuración de nbgrader para los ejercicios de la Lección 6 (ver docs/instructores.md).
 
 La carpeta del curso (release/, submitted/, autograded/, feedback/, gradebook.db) es aquella donde
 se corre nbgrader, fuera del repositorio. Su propio ``nbgrader_config.py`` carga este con una línea,
@@ -6,6 +6,28 @@ se corre nbgrader, fuera del repositorio. Su propio ``nbgrader_config.py`` carga
 """
 
 import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if REPO not in sys.path:  # los pasos propios de autograde viven en solutions/grading
+    sys.path.insert(0, REPO)
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    Execute,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+
+from solutions.grading import sandbox  # noqa: E402
+from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure  # noqa: E402
 
 c = get_config()  # noqa: F821 (lo inyecta traitlets al cargar el archivo)
 
@@ -19,7 +41,29 @@ c.ClearSolutions.code_stub = {"python": "# TU CÓDIGO AQUÍ\nraise NotImplemente
 c.ClearSolutions.text_stub = "ESCRIBE AQUÍ TU RESPUESTA"
 
 # Una celda que no termina (un bucle infinito) se interrumpe y cuenta como error; la calificación de
-# la clase sigue. Cada celda de estos ejercicios tarda alrededor de un segundo.
+# la clase sigue. Las celdas de prueba no vuelven a correr código de la entrega: un bucle cuesta uno.
 c.Execute.timeout = 30
-# Una celda de prueba borrada vuelve desde la base de datos y se ejecuta igual.
-c.OverwriteCells.add_missing_cells = True
+# La entrega se rearma sobre el notebook repartido (RestoreStructure): no hace falta agregar celdas.
+c.OverwriteCells.add_missing_cells = False
+# Cada kernel corre aislado (sandbox.py); sin aislamiento, calificar se detiene con un mensaje claro.
+c.Execute.kernel_manager_class = "solutions.grading.sandbox.SandboxKernelManager"
+if os.environ.get("NBGRADER_EXECUTION") is None and "autograde" in sys.argv:
+    sandbox.required()
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    RestoreStructure,
+    OverwriteCells,
+    CheckCellMetadata,
+]
+c.Autograde.autograde_preprocessors = [
+    Execute,
+    JudgeAnswers,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]

@@ -18,7 +18,10 @@ import tempfile
 
 import nbformat
 
-from harness.notebook_run import execute, write
+# Se corre como script desde la raíz: maintainer/ no está instalado, así que se agrega el repositorio.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from maintainer.notebook_run import execute, write  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(HERE, "nbgrader_config.py")

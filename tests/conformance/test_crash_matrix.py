@@ -15,7 +15,6 @@ from seed_text import fill, template
 
 from harness.crash import KINDS
 from harness.disk_state import read_disk_state
-from harness.runner import run_agent_process
 
 TOOL_OF_TURN = {1: "read_notes", 2: "count_words", 3: "write_report"}
 BRANCH = {"after-save-a": "rerun", "after-tool": "rerun", "after-effect-write": "hit", "after-save-b": "none"}
@@ -53,20 +52,20 @@ def sent_conversations(log):
 
 
 @pytest.mark.parametrize("label", sorted(EXPECTED))
-def test_resume_after_every_crash_point(agent, workdir, tmp_path_factory, label):
+def test_resume_after_every_crash_point(run, workdir, tmp_path_factory, label):
     log = tmp_path_factory.mktemp("log") / "requests.jsonl"
     env = {"SCRIPTED_MODEL_LOG": str(log)}
     branch, copies_at_crash = EXPECTED[label]
     turn = int(label.split(":")[1])
 
-    crash = run_agent_process(workdir, crash_after=label, agent=agent, env=env)
+    crash = run(workdir, crash_after=label, env=env)
     assert crash.killed and crash.stdout.splitlines()[-1] == f"[kill] caída simulada en {label}"
     at_crash = read_disk_state(workdir)
     assert at_crash.report_copies == copies_at_crash
     expected_pending = None if branch == "none" else TOOL_OF_TURN[turn]
     assert (at_crash.pending or {}).get("name") == expected_pending
 
-    resume = run_agent_process(workdir, resume=True, agent=agent, env=env)
+    resume = run(workdir, resume=True, env=env)
     assert resume.returncode == 0, resume.stderr
     assert resume.branch == branch
     lines = resume.stdout.splitlines()
@@ -89,9 +88,9 @@ def test_resume_after_every_crash_point(agent, workdir, tmp_path_factory, label)
     assert conversations and all(pairing_violations(c) == [] for c in conversations)
 
 
-def test_is_error_result_is_the_lessons_text(workdir):
-    run_agent_process(workdir, crash_after="after-save-a:3")
-    run_agent_process(workdir, resume=True)
+def test_is_error_result_is_the_lessons_text(run, workdir):
+    run(workdir, crash_after="after-save-a:3")
+    run(workdir, resume=True)
     with open(workdir / "checkpoint.json", encoding="utf-8") as f:
         messages = json.load(f)["messages"]
     results = [b for m in messages if isinstance(m["content"], list) for b in m["content"]]
@@ -101,10 +100,10 @@ def test_is_error_result_is_the_lessons_text(workdir):
     assert result["content"] == expected
 
 
-def test_a_run_without_crash_completes_in_one_process(agent, workdir):
-    run = run_agent_process(workdir, agent=agent)
-    assert run.returncode == 0 and run.stdout.splitlines()[-1] == FINAL
-    assert [line for line in run.stdout.splitlines() if "save A" in line] == [
+def test_a_run_without_crash_completes_in_one_process(run, workdir):
+    done = run(workdir)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == FINAL
+    assert [line for line in done.stdout.splitlines() if "save A" in line] == [
         f"[turn {t}][save A] pending={TOOL_OF_TURN[t]}" for t in (1, 2, 3)
     ]
     state = read_disk_state(workdir)
@@ -112,9 +111,9 @@ def test_a_run_without_crash_completes_in_one_process(agent, workdir):
     assert sorted(state.ledger) == ["toolu_01", "toolu_02", "toolu_03"]
 
 
-def test_a_fresh_run_clears_the_previous_runs_files(workdir):
-    run_agent_process(workdir, crash_after="after-effect-write:3")
-    run = run_agent_process(workdir, crash_after="after-save-a:1")
+def test_a_fresh_run_clears_the_previous_runs_files(run, workdir):
+    run(workdir, crash_after="after-effect-write:3")
+    second = run(workdir, crash_after="after-save-a:1")
     state = read_disk_state(workdir)
-    assert run.killed and state.report_copies == 0 and state.ledger is None
+    assert second.killed and state.report_copies == 0 and state.ledger is None
     assert state.checkpoint["turns"] == 1

@@ -13,8 +13,6 @@ import sys
 
 import pytest
 
-from harness.runner import start_agent_process
-
 STRACE = shutil.which("strace")
 pytestmark = pytest.mark.skipif(
     STRACE is None,
@@ -73,9 +71,9 @@ def durability_violations(log, workdir):
     return problems, renames, evs
 
 
-def test_fresh_run_makes_every_rename_durable(workdir, tmp_path):
+def test_fresh_run_makes_every_rename_durable(start, workdir, tmp_path):
     log = tmp_path / "strace.log"
-    proc = start_agent_process(workdir, prefix=traced([], log))
+    proc = start(workdir, prefix=traced([], log))
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
     problems, renames, evs = durability_violations(log, workdir)

@@ -6,20 +6,23 @@ más los casos sutiles fijados con CRASH_AFTER y la prueba de que los revisores 
 
 import json
 import os
+import sys
 
 import pytest
 
-from harness.runner import run_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import report_copies
 from maintainer.torture import load_files, log_problems, pairing_problems, summary, torture, window_of
 
 TASKS = int(os.environ.get("KILL_TORTURE_TASKS", "12"))
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="Windows no tiene SIGKILL: la tortura mata con señales"
+)
 
 
 @pytest.fixture(scope="module")
-def tortured():
-    results, _ = torture(TASKS, workers=2, first_seed=1000)
+def tortured(agent):
+    results, _ = torture(TASKS, workers=2, first_seed=1000, agent=agent)
     return results
 
 
@@ -53,30 +56,30 @@ def test_every_death_left_loadable_files(tortured):
         ("after-save-b:2", "③ punto B guardado (modelo o arranque)"),
     ],
 )
-def test_window_inference_matches_known_crash_points(workdir, label, window):
-    assert run_agent_process(workdir, crash_after=label).killed
-    cp, effects, problem = load_files(workdir)
+def test_window_inference_matches_known_crash_points(run, agent, workdir, label, window):
+    assert run(workdir, crash_after=label).killed
+    cp, effects, problem = load_files(workdir, agent)
     assert problem is None and window_of(cp, effects, workdir) == window
 
 
 # —— Los casos sutiles de una muerte real ——
 
 
-def test_death_after_the_append_before_the_ledger_is_verified_not_repeated(workdir):
+def test_death_after_the_append_before_the_ledger_is_verified_not_repeated(run, workdir):
     """SIGKILL entre el append de write_report y el registro: is_error, el modelo verifica, una sola copia."""
-    assert run_agent_process(workdir, crash_after="after-tool:3").killed
+    assert run(workdir, crash_after="after-tool:3").killed
     assert report_copies(workdir / "report.txt") == 1
-    run = run_agent_process(workdir, resume=True)
-    assert run.branch == "is_error" and run.stdout.endswith(f"[done] {VERIFIED_TEXT}\n")
+    resumed = run(workdir, resume=True)
+    assert resumed.branch == "is_error" and resumed.stdout.endswith(f"[done] {VERIFIED_TEXT}\n")
     assert report_copies(workdir / "report.txt") == 1
 
 
-def test_death_between_creating_and_writing_the_report_is_written_once(workdir):
+def test_death_between_creating_and_writing_the_report_is_written_once(run, workdir):
     """Una muerte justo tras abrir report.txt deja el archivo vacío: verificar no basta con «existe»."""
-    assert run_agent_process(workdir, crash_after="after-save-a:3").killed
+    assert run(workdir, crash_after="after-save-a:3").killed
     (workdir / "report.txt").write_bytes(b"")
-    run = run_agent_process(workdir, resume=True)
-    assert run.branch == "is_error" and run.stdout.endswith(f"[done] {FINAL_TEXT}\n")
+    resumed = run(workdir, resume=True)
+    assert resumed.branch == "is_error" and resumed.stdout.endswith(f"[done] {FINAL_TEXT}\n")
     assert report_copies(workdir / "report.txt") == 1
 
 
@@ -103,15 +106,15 @@ def test_log_check_reads_every_line(tmp_path):
     assert problems == ["línea 2 del log ilegible"] and not told
 
 
-def test_file_check_reports_an_unreadable_checkpoint(workdir):
-    assert run_agent_process(workdir, crash_after="after-save-a:2").killed
+def test_file_check_reports_an_unreadable_checkpoint(run, agent, workdir):
+    assert run(workdir, crash_after="after-save-a:2").killed
     (workdir / "checkpoint.json").write_bytes(b"")
-    assert load_files(workdir)[2].startswith("No se pudo parsear checkpoint.json")
+    assert load_files(workdir, agent)[2].startswith("No se pudo parsear checkpoint.json")
 
 
-def test_a_mistyped_jitter_is_reported_not_ignored(workdir):
-    run = run_agent_process(workdir, env={"AGENT_JITTER_MS": "diez"})
-    assert run.returncode == 1 and "Traceback" not in run.stderr
+def test_a_mistyped_jitter_is_reported_not_ignored(run, workdir):
+    done = run(workdir, env={"AGENT_JITTER_MS": "diez"})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
     # Una sola línea que nombra la variable y el valor malo, y dice qué poner (milisegundos).
-    assert run.stderr.count("\n") == 1 and run.stderr.startswith("AGENT_JITTER_MS=diez")
-    assert "milisegundos" in run.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("AGENT_JITTER_MS=diez")
+    assert "milisegundos" in done.stderr

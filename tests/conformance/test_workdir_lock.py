@@ -12,18 +12,21 @@ import pytest
 from course_files import digest
 
 from harness.lock import WorkdirBusy, workdir_lock
-from harness.runner import run_agent_process, start_agent_process
-from maintainer.paths import ROOT as REPO_ROOT
 from harness.tools import report_copies
+from maintainer.paths import ROOT as REPO_ROOT
 
 NOTES = os.path.join(REPO_ROOT, "harness", "data", "sales-notes.txt")
 
 
 @pytest.fixture
-def held(workdir):
+def held(start, workdir):
     """Un agente vivo, con el candado, detenido en read_notes del turno 1."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip(
+            "Windows no tiene FIFO (os.mkfifo) para detener al agente; tests/test_portability.py prueba el candado"
+        )
     os.mkfifo(workdir / "sales-notes.txt")
-    first = start_agent_process(workdir)
+    first = start(workdir)
     assert first.stdout.readline() == "[turn 1][save A] pending=read_notes\n"  # ya tiene el candado
     yield first
     if first.poll() is None:
@@ -32,9 +35,9 @@ def held(workdir):
 
 
 @pytest.mark.parametrize("resume", [True, False], ids=["--resume", "nueva"])
-def test_a_second_agent_is_refused_and_changes_nothing(workdir, held, resume):
+def test_a_second_agent_is_refused_and_changes_nothing(run, workdir, held, resume):
     before = digest(workdir)
-    second = run_agent_process(workdir, resume=resume)
+    second = run(workdir, resume=resume)
     assert (second.returncode, second.stdout) == (1, "")
     # Una sola línea, sin traza, que nombra el directorio ocupado y dice qué hacer.
     assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
@@ -43,14 +46,14 @@ def test_a_second_agent_is_refused_and_changes_nothing(workdir, held, resume):
     assert held.poll() is None
 
 
-def test_sigkill_frees_the_lock_and_the_task_resumes(workdir, held):
+def test_sigkill_frees_the_lock_and_the_task_resumes(run, workdir, held):
     held.send_signal(signal.SIGKILL)
     assert held.wait() == -signal.SIGKILL
     os.remove(workdir / "sales-notes.txt")
     shutil.copy(NOTES, workdir / "sales-notes.txt")
-    run = run_agent_process(workdir, resume=True)
-    assert run.returncode == 0, run.stderr
-    assert run.branch == "rerun" and run.stdout.endswith(
+    resumed = run(workdir, resume=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.branch == "rerun" and resumed.stdout.endswith(
         "[done] Reporte escrito en report.txt, tarea completa.\n"
     )
     assert report_copies(workdir / "report.txt") == 1

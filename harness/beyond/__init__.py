@@ -1,0 +1,16 @@
+"""«Más allá» de la Lección 6: el mismo agente sobre un motor de ejecución durable, varias llamadas por
+turno y lo que cuesta guardar cuando la tarea crece. Lo usa ``notebooks/mas_alla_motor_durable.ipynb``.
+
+Cada módulo hace una sola cosa:
+
+- ``idempotent``: ``write_report`` con clave de idempotencia: repetirla con la misma clave no duplica.
+- ``process_death``: morir de verdad (``os._exit(137)``) en un punto de caída, también dentro de un paso.
+- ``dbos_agent``: la tarea como flujo de DBOS (cada llamada al modelo y cada herramienta, un paso);
+  ``python -m harness.beyond.dbos_agent [--resume]``, con el contrato de línea de comandos de la lección.
+- ``parallel_model``: un modelo guionado que pide varias herramientas en un mismo turno.
+- ``batch_agent``: el agente de la lección con ``pendingToolUse`` como lista, registro y ``reconcile``
+  por llamada; ``python -m harness.beyond.batch_agent [--resume]``.
+- ``cost_formats``: tiempo y bytes escritos por turno en tres formatos (JSON entero, JSON lines, DBOS).
+- ``queue_worker`` / ``two_workers``: trabajadores de DBOS que toman tareas de una cola, y la corrida de
+  dos trabajadores donde uno muere con SIGKILL y el otro recupera sus flujos.
+"""

@@ -1,0 +1,257 @@
+"""La tarea de la lección como flujo de DBOS: cada llamada al modelo y cada herramienta, un paso.
+
+    python -m harness.beyond.dbos_agent             # corrida nueva (borra el estado de la anterior)
+    python -m harness.beyond.dbos_agent --resume    # un proceso nuevo retoma el flujo desde la base
+    CRASH_AFTER=after-tool:3 python -m harness.beyond.dbos_agent   # muere ahí, con código 137
+
+El mismo contrato que ``solutions/agent.py``: directorio de trabajo en ``AGENT_WORKDIR``, etiquetas de
+``CRASH_AFTER``, salida 137 al morir, ``--live`` para el modelo real. ``AGENT_VARIANT=idempotente``
+escribe el reporte con ``write_report_once`` y el id del paso como clave. La base del motor es SQLite
+(``dbos.sqlite`` en el directorio de trabajo) salvo que ``DBOS_SYSTEM_DATABASE_URL`` nombre otra
+(``postgresql://…``).
+
+Dónde cae cada etiqueta (el motor no tiene punto A ni punto B: su registro son las salidas de paso):
+
+- ``after-save-a``: la salida del paso del modelo ya está en la base (nombra la herramienta);
+- ``after-tool``: dentro del paso de la herramienta, ya ejecutada, antes de que su salida se anote:
+  la ventana ② de la lección;
+- ``after-effect-write``: la salida del paso de la herramienta ya está en la base;
+- ``after-save-b``: todas las herramientas del turno tienen su salida en la base (el mismo estado:
+  en el motor, la anotación del paso es a la vez el registro y el punto B).
+"""
+
+import os
+import sys
+import threading
+
+from harness.base_loop import MAX_TURNS, ask_model, tool_uses, usage_tokens
+from harness.beyond.idempotent import receipts_path, write_report_once
+from harness.beyond.process_death import die_at
+from harness.clients import make_client
+from harness.crash import crash_after
+from harness.durable import write_durable
+from harness.errors import HarnessError, disk_failure
+from harness.lock import workdir_lock
+from harness.protocol import block_to_dict
+from harness.tools import REPORT_PATH, TOOLS, prepare_task_files, run_tool
+from harness.workdir import enter_workdir
+
+TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
+WORKFLOW_ID = "tarea-leccion-6"
+DATABASE = "dbos.sqlite"
+ID_PATH = "dbos-flujo.txt"
+DATABASE_URL_ENV = "DBOS_SYSTEM_DATABASE_URL"
+VARIANTS = ("al-menos-una-vez", "idempotente")
+USAGE = "uso: python -m harness.beyond.dbos_agent [--resume] [--live]"
+# Cómo se reconoce en el log lo que hizo el motor con el paso que la caída dejó abierto.
+BRANCH_MARKERS = {"hit": "salida registrada, reutilizada", "rerun": "el motor vuelve a ejecutar el paso"}
+
+from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda ~0,4 s)
+
+# Lo que solo vive en este proceso: el cliente del modelo, si esto es una reanudación, y qué pasos
+# se ejecutaron de verdad acá (un paso que el motor devuelve desde la base no corre su cuerpo).
+_process = {"client": None, "resume": False, "variant": VARIANTS[0]}
+_steps = threading.local()
+
+
+def _ran():
+    """Cuántos pasos ejecutó de verdad este hilo (el de su flujo) hasta ahora."""
+    return getattr(_steps, "ran", 0)
+
+
+def _mark_ran():
+    _steps.ran = _ran() + 1
+
+
+@DBOS.step()
+def model_step(messages):
+    """Una llamada al modelo; su salida (la respuesta) queda anotada en la base."""
+    _mark_ran()
+    response = ask_model(_process["client"], TOOLS, messages)
+    content = [block_to_dict(b) for b in response.content]
+    return {"stop_reason": response.stop_reason, "content": content, "tokens": usage_tokens(response)}
+
+
+@DBOS.step()
+def tool_step(call):
+    """Una herramienta. Su salida se anota al volver: morir antes deja el paso sin salida."""
+    _mark_ran()
+    if call["name"] == "write_report" and _process["variant"] == "idempotente":
+        output = write_report_once(call["input"], key=f"{DBOS.workflow_id}:paso-{DBOS.step_id}")
+    else:
+        output = run_tool(call["name"], call["input"])
+    die_at("after-tool")  # ② la herramienta ya corrió; el motor todavía no anotó su salida
+    return output
+
+
+class _Replay:
+    """Lleva la cuenta de los pasos que el motor devolvió desde la base al reanudar, y dice, en el
+    primer paso que se ejecuta de verdad, qué encontró donde la caída cortó."""
+
+    def __init__(self):
+        self.steps = 0
+        self.last_tool = None
+        self.told = not _process["resume"]
+
+    def call(self, step, arg, tool=None):
+        before = _ran()
+        out = step(arg)
+        live = _ran() > before
+        if not live:
+            self.steps += 1
+            self.last_tool = tool
+        elif not self.told:
+            self.told = True
+            self._tell(tool)
+        return out, live
+
+    def _tell(self, tool):
+        print(
+            f"[resume] flujo {DBOS.workflow_id}: {self.steps} paso(s) devueltos desde la base, sin ejecutarlos"
+        )
+        if tool is not None:
+            where = f"[resume][dbos] paso {self.steps + 1} tool_use_id={tool['id']} name={tool['name']}"
+            print(f"{where} sin salida registrada: {BRANCH_MARKERS['rerun']}")
+        elif self.last_tool is not None:
+            where = f"[resume][dbos] paso {self.steps} tool_use_id={self.last_tool['id']} "
+            print(f"{where}name={self.last_tool['name']} {BRANCH_MARKERS['hit']}, sin volver a ejecutar")
+
+    def finish(self):
+        if not self.told:
+            print(f"[resume] flujo {DBOS.workflow_id}: ya había terminado; su resultado está en la base")
+
+
+@DBOS.workflow()
+def run_task(task):
+    """El bucle de la lección como flujo: el motor anota la entrada (``task``) y cada salida de paso."""
+    replay = _Replay()
+    messages = [{"role": "user", "content": task}]
+    response = _ask(replay, messages, turns=0)
+    turns = 0
+    while response["stop_reason"] == "tool_use":
+        if turns >= MAX_TURNS:
+            return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
+        turns += 1
+        results, live_turn = [], False
+        for call in tool_uses(response["content"]):
+            output, live = replay.call(tool_step, call, tool=call)
+            results.append({"type": "tool_result", "tool_use_id": call["id"], "content": output})
+            if live:
+                live_turn = True
+                print(f"[turn {turns}][paso {call['name']}] salida anotada en la base")
+                die_at("after-effect-write")
+        if live_turn:
+            die_at("after-save-b")
+        messages.append({"role": "assistant", "content": response["content"]})
+        messages.append({"role": "user", "content": results})
+        response = _ask(replay, messages, turns)
+    replay.finish()
+    return "".join(b.get("text", "") for b in response["content"] if b["type"] == "text")
+
+
+def _ask(replay, messages, turns):
+    """El paso del modelo; si corrió de verdad y nombra herramientas, su salida anotada es el punto A."""
+    response, live = replay.call(model_step, messages)
+    if live and response["stop_reason"] == "tool_use":
+        names = ",".join(c["name"] for c in tool_uses(response["content"]))
+        print(f"[turn {turns + 1}][paso modelo] pending={names}")
+        die_at("after-save-a")
+    return response
+
+
+def database_url():
+    """La base del motor: ``DBOS_SYSTEM_DATABASE_URL``, o un SQLite en el directorio de trabajo."""
+    return os.environ.get(DATABASE_URL_ENV) or f"sqlite:///{os.path.abspath(DATABASE)}"
+
+
+def _workflow_id(resume):
+    """El id del flujo de este directorio (``dbos-flujo.txt``); una corrida nueva usa el siguiente,
+    para no chocar con el de una corrida anterior en una base compartida (Postgres)."""
+    try:
+        with open(ID_PATH, encoding="utf-8") as f:
+            current = f.read().strip()
+    except FileNotFoundError:
+        current = None
+    if resume:
+        if not current:
+            raise HarnessError(f"No se encuentra {ID_PATH}; no hay ningún flujo desde donde hacer --resume")
+        return current, None
+    number = int(current.rsplit("-", 1)[1]) + 1 if current else 1
+    new = f"{WORKFLOW_ID}-{number}"
+    write_durable(ID_PATH, new.encode("utf-8"))
+    return new, current
+
+
+def fresh_files():
+    """Una apertura limpia: sin la base SQLite, el reporte ni los recibos de una corrida anterior."""
+    for path in (DATABASE, f"{DATABASE}-journal", f"{DATABASE}-wal", receipts_path(REPORT_PATH)):
+        if os.path.isfile(path):
+            os.remove(path)
+    prepare_task_files()
+
+
+def launch(executor_id):
+    """Arranca el motor; ``executor_id`` dice qué flujos pendientes recupera al arrancar (los suyos)."""
+    DBOS(
+        config={
+            "name": "leccion-6-mas-alla",
+            "system_database_url": database_url(),
+            "executor_id": executor_id,
+            "log_level": "WARNING",
+        }
+    )
+    DBOS.launch()
+
+
+def run(resume):
+    workflow_id, previous = _workflow_id(resume)
+    if not resume:
+        fresh_files()
+    launch(executor_id=workflow_id)  # al arrancar, el motor retoma los flujos pendientes de este id
+    try:
+        if resume:
+            if DBOS.get_workflow_status(workflow_id) is None:
+                raise HarnessError(f"La base no tiene el flujo {workflow_id}; no hay nada que reanudar")
+            return DBOS.retrieve_workflow(workflow_id).get_result()
+        if previous:
+            DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
+        with SetWorkflowID(workflow_id):
+            return run_task(TASK)
+    finally:
+        DBOS.destroy(destroy_registry=False)
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    unknown = set(args) - {"--resume", "--live"}
+    variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
+    if unknown or variant not in VARIANTS:
+        problem = (
+            f"Argumento desconocido: {' '.join(sorted(unknown))}"
+            if unknown
+            else (f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(VARIANTS)}")
+        )
+        print(f"{problem}. {USAGE}", file=sys.stderr)
+        return 2
+    _process.update(resume="--resume" in args, variant=variant)
+    try:
+        enter_workdir(os.environ.get("AGENT_WORKDIR"))
+        crash_after()
+        with workdir_lock():
+            _process["client"] = make_client("--live" in args)
+            result = run(_process["resume"])
+    except HarnessError as err:
+        print(err, file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(disk_failure(err), file=sys.stderr)
+        return 1
+    except Exception as err:  # el motor (la base no responde) o el flujo terminó en error
+        print(f"El motor no pudo terminar el flujo: {err}", file=sys.stderr)
+        return 1
+    print(f"[done] {result}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""Morir de verdad en un punto de caída: imprimir ``[kill] …`` y salir con 137 sin pasar por nada más.
+
+Dentro de un paso de DBOS no sirve lanzar ``SimulatedCrash``: el motor la atraparía y anotaría el
+paso como fallido, justo lo contrario de una muerte. ``os._exit`` termina el proceso sin que ningún
+``except`` ni ``finally`` corra, como un SIGKILL: lo que no llegó a la base de datos no está.
+"""
+
+import os
+import sys
+
+from harness.crash import SimulatedCrash, crash_point
+from harness.runner import KILLED
+
+
+def die_at(kind):
+    """``crash_point(kind)``; si su etiqueta es la de ``CRASH_AFTER``, el proceso muere con 137."""
+    try:
+        crash_point(kind)
+    except SimulatedCrash as err:
+        print(f"[kill] {err}", flush=True)
+        sys.stderr.flush()
+        os._exit(KILLED)

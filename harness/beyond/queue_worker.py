@@ -1,0 +1,91 @@
+"""Un trabajador de DBOS: toma tareas de la cola «tareas» y escribe un reporte por tarea.
+
+    DBOS_SYSTEM_DATABASE_URL=postgresql://… WORKER_NAME=trabajador-a python -m harness.beyond.queue_worker
+
+Varios procesos (en una o varias máquinas) con la misma base se reparten la cola: el motor entrega
+cada tarea a uno solo. Cada tarea es un flujo con un paso, escribir ``reportes/tarea-NN.txt``; con
+``WORKER_IDEMPOTENT=1`` (por omisión) lo escribe ``write_report_once`` con el id del paso como clave.
+
+Por la entrada estándar recibe órdenes, una por línea: ``recuperar <trabajador>`` retoma los flujos
+pendientes de un trabajador muerto; ``salir`` termina. ``WORKER_HANG=1`` hace que, después de escribir
+el reporte de su primera tarea (y antes de que el motor anote la salida del paso), deje una marca en
+``marcas/`` y se quede esperando: ahí lo mata con SIGKILL quien coordina (``harness.beyond.two_workers``).
+"""
+
+import os
+import sys
+import threading
+
+from dbos import DBOS
+
+from harness.beyond.idempotent import write_report_once
+from harness.durable import write_durable
+from harness.tools import REPORT_TITLE, write_report
+
+QUEUE_NAME = "tareas"
+REPORTS_DIR = "reportes"
+MARKS_DIR = "marcas"
+_hang = {"pending": os.environ.get("WORKER_HANG") == "1"}
+
+
+def report_path(number):
+    return f"{REPORTS_DIR}/tarea-{number:02d}.txt"
+
+
+@DBOS.step()
+def write_task_report(number):
+    """El efecto secundario de la tarea: su reporte. La salida del paso se anota al volver."""
+    tool_input = {"path": report_path(number), "content": f"{REPORT_TITLE} · tarea {number:02d}\n"}
+    if os.environ.get("WORKER_IDEMPOTENT", "1") == "1":
+        output = write_report_once(tool_input, key=f"{DBOS.workflow_id}:paso-{DBOS.step_id}")
+    else:
+        output = write_report(tool_input)
+    worker = os.environ["WORKER_NAME"]
+    write_durable(f"{MARKS_DIR}/{worker}-tarea-{number:02d}", b"reporte escrito, paso sin anotar\n")
+    if _hang.pop("pending", False):
+        threading.Event().wait()  # la ventana ②, abierta hasta que llegue el SIGKILL
+    return output
+
+
+@DBOS.workflow()
+def report_task(number):
+    return write_task_report(number)
+
+
+def serve(name):
+    """Atiende las órdenes de la entrada estándar hasta ``salir`` (o hasta que se cierre)."""
+    print(f"[{name}] listo", flush=True)
+    for line in sys.stdin:
+        command, _, arg = line.strip().partition(" ")
+        if command == "recuperar":
+            handles = DBOS._recover_pending_workflows([arg])
+            ids = ",".join(sorted(h.get_workflow_id() for h in handles)) or "ninguno"
+            print(f"[{name}] recuperados {len(handles)} flujo(s) de {arg}: {ids}", flush=True)
+        elif command == "salir":
+            break
+
+
+def main():
+    name = os.environ.get("WORKER_NAME")
+    url = os.environ.get("DBOS_SYSTEM_DATABASE_URL")
+    if not name or not url:
+        print("Faltan WORKER_NAME y DBOS_SYSTEM_DATABASE_URL para arrancar un trabajador.", file=sys.stderr)
+        return 2
+    os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
+    os.makedirs(REPORTS_DIR, exist_ok=True)
+    os.makedirs(MARKS_DIR, exist_ok=True)
+    config = {"name": "mas-alla-cola", "system_database_url": url, "executor_id": name}
+    DBOS(config={**config, "application_version": "mas-alla-1", "log_level": "WARNING"})
+    DBOS.launch()
+    DBOS.register_queue(
+        QUEUE_NAME, worker_concurrency=1, polling_interval_sec=0.1
+    )  # una tarea a la vez por trabajador
+    try:
+        serve(name)
+    finally:
+        DBOS.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""El dibujo del laboratorio: los turnos como cajas (save A → herramienta → registro → save B).
+
+Cada caja se pinta con lo que pasó (``timeline``), nunca con lo elegido; antes de correr nada las
+cajas quedan «sin correr». Cada hueco entre pasos es un botón que elige esa caída. Los colores salen
+de variables CSS con el tema claro u oscuro de JupyterLab, con valores de reserva para nbviewer o
+GitHub; el color nunca va solo: cada estado lleva su palabra y su símbolo.
+"""
+
+import html
+
+from harness.crash_lab.timeline import (
+    EFFECT,
+    RESUME,
+    RUN,
+    SAVE_A,
+    SAVE_B,
+    STEP_KINDS,
+    TOOL,
+    TURN_TOOLS,
+    Turn,
+)
+from harness.crash_lab.words import BRANCH_SHORT, describe_label, exists_in, split_label
+
+_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 118, 46, 30, 68, 58, 8
+WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
+
+# (clase, símbolo y palabra) de cada estado de una caja.
+STATES = {
+    "plan": ("cl-plan", "sin correr"),
+    "never": ("cl-never", "— no ocurrió"),
+    "absent": ("cl-never", "no existe (solo B)"),
+    RUN: ("cl-run", "✓ en la corrida"),
+    RESUME: ("cl-resume", "↻ al reanudar"),
+    "twice": ("cl-twice", "⚠ 2 veces"),
+}
+# Tema claro por omisión; el oscuro cuando JupyterLab marca body[data-jp-theme-light=false].
+STYLE = (
+    "<style>"
+    ".cl-svg{--cl-bg:var(--jp-layout-color1,#fff);--cl-fg:var(--jp-ui-font-color1,#1f1f1f);"
+    "--cl-run:#1b6e33;--cl-resume:#1c5fa8;--cl-twice:#9c4500;--cl-never:#5f5f5f;--cl-kill:#b3261e}"
+    "body[data-jp-theme-light='false'] .cl-svg{--cl-run:#7ad695;--cl-resume:#8cc4ff;"
+    "--cl-twice:#ffb36b;--cl-never:#b4b4b4;--cl-kill:#ff8a80}"
+    ".cl-svg text{fill:var(--cl-fg);font-family:var(--jp-ui-font-family,sans-serif)}"
+    ".cl-svg rect.cl-box{fill:var(--cl-bg);stroke-width:2}"
+    ".cl-svg .cl-run rect.cl-box{stroke:var(--cl-run)}.cl-svg .cl-run text.cl-st{fill:var(--cl-run)}"
+    ".cl-svg .cl-resume rect.cl-box{stroke:var(--cl-resume)}"
+    ".cl-svg .cl-resume text.cl-st{fill:var(--cl-resume)}"
+    ".cl-svg .cl-twice rect.cl-box{stroke:var(--cl-twice);stroke-width:3}"
+    ".cl-svg .cl-twice text.cl-st{fill:var(--cl-twice);font-weight:bold}"
+    ".cl-svg .cl-never rect.cl-box,.cl-svg .cl-plan rect.cl-box{stroke:var(--cl-never);stroke-dasharray:4 3}"
+    ".cl-svg .cl-never text,.cl-svg .cl-plan text{fill:var(--cl-never)}"
+    ".cl-svg .cl-kill{fill:var(--cl-kill)}.cl-svg .cl-next{fill:none;stroke:var(--cl-kill);"
+    "stroke-width:2;stroke-dasharray:3 2}.cl-svg .cl-cross{stroke:var(--cl-bg);stroke-width:3}"
+    ".cl-svg .cl-next-cross{stroke:var(--cl-kill);stroke-width:2}"
+    ".cl-svg .cl-arrow{fill:var(--cl-fg)}"
+    ".cl-svg .cl-gap rect{fill:transparent}.cl-svg .cl-gap{cursor:pointer}"
+    ".cl-svg .cl-gap:hover rect,.cl-svg .cl-gap:focus rect{fill:var(--cl-kill);fill-opacity:.18}"
+    ".cl-svg .cl-gap:focus{outline:none}"
+    "</style>"
+)
+
+
+def _box_state(turn, step, timeline):
+    if step == SAVE_A and not exists_in(f"{STEP_KINDS[SAVE_A]}:1", timeline.variant):
+        return "absent"
+    if not timeline.ran:
+        return "plan"
+    who = turn.done_by[step] if turn else ()
+    if len(who) > 1:
+        return "twice"
+    return who[0] if who else "never"
+
+
+def _texts(turn, step):
+    """(título, detalle) de una caja."""
+    tool = turn.tool
+    if step == SAVE_A:
+        return "save A", f"pending={tool}"
+    if step == TOOL:
+        return "herramienta", tool
+    if step == EFFECT:
+        return "registro", "effects.json"
+    return "save B", f"reconcile: {BRANCH_SHORT[turn.branch]}" if turn.branch else "pending=null"
+
+
+def _box(x, y, state, title, detail):
+    cls, status = STATES[state]
+    cx = x + _BOX_W / 2
+    return (
+        f"<g class='{cls}' data-state='{state}'><rect class='cl-box' x='{x}' y='{y}' width='{_BOX_W}' "
+        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='{y + 14}' text-anchor='middle' font-size='12' "
+        f"font-weight='bold'>{title}</text><text x='{cx}' y='{y + 28}' text-anchor='middle' "
+        f"font-size='10.5'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='{y + 41}' "
+        f"text-anchor='middle' font-size='10.5'>{status}</text></g>"
+    )
+
+
+def _gap_x(step):
+    return _LEFT + step * (_BOX_W + _GAP) + _BOX_W + _GAP / 2
+
+
+def _marker(turn, step, planned):
+    """La cruz donde murió el proceso, o el círculo punteado de la próxima caída elegida."""
+    x, y = _gap_x(step), _TOP + (turn - 1) * _ROW_H + _BOX_H / 2
+    cross = f"M{x - 5} {y - 5}L{x + 5} {y + 5}M{x + 5} {y - 5}L{x - 5} {y + 5}"
+    if planned:
+        return (
+            f"<g class='cl-mark-next'><title>próxima caída elegida</title><circle class='cl-next' cx='{x}' "
+            f"cy='{y}' r='12'/><path class='cl-next-cross' d='{cross}'/></g>"
+        )
+    return (
+        f"<g class='cl-mark-kill'><title>aquí murió el proceso (código 137)</title><circle class='cl-kill' "
+        f"cx='{x}' cy='{y}' r='12'/><path class='cl-cross' d='{cross}'/></g>"
+    )
+
+
+def _gap_target(turn, step, variant):
+    """Un hueco que se puede pulsar para elegir la caída «después de este paso» en este turno."""
+    label = f"{STEP_KINDS[step]}:{turn}"
+    if turn > len(TURN_TOOLS) or not exists_in(label, variant):
+        return ""
+    x, y = _LEFT + step * (_BOX_W + _GAP) + _BOX_W, _TOP + (turn - 1) * _ROW_H
+    name = html.escape(f"Elegir la caída: {describe_label(label)}")
+    return (
+        f"<g class='cl-gap' data-label='{label}' role='button' tabindex='0' aria-label='{name}'>"
+        f"<title>{name}</title><rect x='{x}' y='{y}' width='{_GAP}' height='{_BOX_H}'/></g>"
+    )
+
+
+def turn_svg(timeline, chosen, chosen_variant):
+    """El SVG: los turnos de ``timeline`` y la caída elegida (``chosen``) para el próximo Ejecutar."""
+    empty = ((),) * len(STEP_KINDS)
+    turns = timeline.turns or tuple(Turn(n, tool, empty, "") for n, tool in enumerate(TURN_TOOLS, 1))
+    parts = []
+    for turn in turns:
+        y = _TOP + (turn.number - 1) * _ROW_H
+        parts.append(f"<text x='2' y='{y + 20}' font-size='13' font-weight='bold'>turno {turn.number}</text>")
+        parts.append(f"<text x='2' y='{y + 35}' font-size='10.5'>{html.escape(turn.tool)}</text>")
+        for step in range(len(STEP_KINDS)):
+            x = _LEFT + step * (_BOX_W + _GAP)
+            state = _box_state(turn if timeline.ran else None, step, timeline)
+            parts.append(_box(x, y, state, *_texts(turn, step)))
+            if step < SAVE_B:
+                parts.append(
+                    f"<text class='cl-arrow' x='{_gap_x(step)}' y='{y + _BOX_H / 2 + 4}' "
+                    "text-anchor='middle' font-size='13'>→</text>"
+                )
+    parts += [_gap_target(t.number, s, chosen_variant) for t in turns for s in range(len(STEP_KINDS))]
+    if timeline.crash:
+        parts.append(_marker(*timeline.crash, planned=False))
+    if chosen and exists_in(chosen, chosen_variant):
+        kind, turn = split_label(chosen)
+        if timeline.crash != (turn, STEP_KINDS.index(kind)):
+            parts.append(_marker(turn, STEP_KINDS.index(kind), planned=True))
+    height = _TOP + len(turns) * _ROW_H
+    title = "Qué pasó en cada turno" if timeline.ran else "Los turnos de la corrida, todavía sin correr"
+    return (
+        f"<svg class='cl-svg' xmlns='http://www.w3.org/2000/svg' width='100%' "
+        f"style='max-width:{WIDTH}px' viewBox='0 0 {WIDTH} {height}' role='img'>"
+        f"<title>{title}</title>{STYLE}{''.join(parts)}</svg>"
+    )
+
+
+LEGEND = (
+    "✓ en la corrida · ↻ al reanudar · ⚠ 2 veces (corrió en los dos procesos) · — no ocurrió · "
+    "✕ aquí murió el proceso · ◌ la próxima caída elegida. Pulsa un hueco entre dos pasos para elegir "
+    "ahí la caída (o usa el menú «Caída en»)."
+)

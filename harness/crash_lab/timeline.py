@@ -1,0 +1,128 @@
+"""Qué pasó de verdad en cada turno, leído del log de los procesos y del disco (no de lo elegido).
+
+Una «historia» empieza con un Ejecutar (la corrida nueva borra el disco) y sigue con cada Reanudar.
+Para cada turno y cada uno de sus cuatro pasos (save A → herramienta → registro → save B) dice qué
+proceso lo hizo: la corrida, la reanudación, los dos (una herramienta ejecutada dos veces) o ninguno.
+"""
+
+import re
+from typing import NamedTuple
+
+from harness.crash import KINDS
+from harness.runner import BRANCH_MARKERS
+
+STEP_KINDS = tuple(KINDS)  # el paso i de un turno termina en la caída STEP_KINDS[i]
+SAVE_A, TOOL, EFFECT, SAVE_B = range(4)
+RUN, RESUME = "corrida", "reanudación"
+# El camino feliz del modelo guionado: una herramienta por turno, tres turnos.
+TURN_TOOLS = ("read_notes", "count_words", "write_report")
+WITHOUT_SAVE_A = ("solo-b",)
+
+_SAVE = re.compile(r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?(.*)")
+_KILL = re.compile(r"\[kill\] caída simulada en ([\w-]+):(\d+)")
+_RESUMED = re.compile(r"\[resume\] leído turn=(\d+)")
+_REFILLED = "rellenado"
+
+
+class Turn(NamedTuple):
+    number: int
+    tool: str
+    done_by: tuple  # por paso: la tupla de procesos que lo hicieron (vacía si nunca ocurrió)
+    branch: str  # la rama de reconcile si la reanudación encontró este turno colgando, o ""
+
+
+class Timeline(NamedTuple):
+    variant: str
+    turns: tuple
+    crash: tuple  # (turno, paso) donde murió el proceso, o ()
+    resumed: bool  # alguna reanudación leyó el punto de control
+
+    @property
+    def ran(self):
+        return bool(self.turns)
+
+    def executions(self, tool):
+        """Cuántas veces se ejecutó ``tool`` según los logs (la reanudación cuenta aparte)."""
+        return sum(len(t.done_by[TOOL]) for t in self.turns if t.tool == tool)
+
+
+def _mark(done, turn, steps, who):
+    for step in steps:
+        cell = done.setdefault(turn, [[] for _ in STEP_KINDS])[step]
+        if who not in cell:
+            cell.append(who)
+
+
+def _read_run(stdout, done, tools):
+    """Una corrida nueva: cada save del log, y la caída (la enésima de un tipo es el turno n)."""
+    for line in stdout.splitlines():
+        if m := _SAVE.match(line):
+            turn = int(m[1])
+            if m[2] == "A":
+                tools[turn] = m[3]
+                _mark(done, turn, [SAVE_A], RUN)
+            else:
+                _mark(done, turn, [TOOL, EFFECT, SAVE_B], RUN)
+        elif m := _KILL.match(line):
+            turn, step = int(m[2]), STEP_KINDS.index(m[1])
+            _mark(done, turn, range(step + 1), RUN)
+            return turn, step
+    return ()
+
+
+def _read_resume(stdout, done, tools, branches):
+    """Una reanudación: la rama de reconcile del turno colgante, el save B rellenado y los turnos nuevos."""
+    pending_turn = None
+    for line in stdout.splitlines():
+        if m := _RESUMED.match(line):
+            pending_turn = int(m[1])
+        elif line.startswith("[resume][reconcile]") and pending_turn:
+            branch = next(b for b, marker in BRANCH_MARKERS.items() if marker in line)
+            branches[pending_turn] = branch
+            if branch == "rerun":
+                _mark(done, pending_turn, [TOOL, EFFECT], RESUME)
+        elif m := _SAVE.match(line):
+            turn = int(m[1])
+            if m[2] == "A":
+                tools[turn] = m[3]
+                _mark(done, turn, [SAVE_A], RESUME)
+            elif _REFILLED in m[4]:
+                _mark(done, turn, [SAVE_B], RESUME)
+            else:
+                _mark(done, turn, [TOOL, EFFECT, SAVE_B], RESUME)
+    return pending_turn is not None
+
+
+def _tools_on_disk(checkpoint):
+    """Los nombres de herramienta por turno según checkpoint.json (el i-ésimo mensaje del asistente)."""
+    messages = checkpoint.get("messages") if isinstance(checkpoint, dict) else None
+    names, turn = {}, 0
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            turn += 1
+            blocks = message.get("content")
+            for block in blocks if isinstance(blocks, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    names.setdefault(turn, block.get("name"))
+    return names
+
+
+def build(variant, processes, disk):
+    """La historia: ``processes`` es [(acción, AgentRun)] desde el último Ejecutar; ``disk`` el estado."""
+    done, tools, branches, crash, resumed = {}, {}, {}, (), False
+    for action, run in processes:
+        if action == "run":
+            crash = _read_run(run.stdout, done, tools) or crash
+        else:
+            resumed = _read_resume(run.stdout, done, tools, branches) or resumed
+    on_disk = _tools_on_disk(disk.checkpoint)
+    last = max([len(TURN_TOOLS), *done]) if done else 0
+    turns = []
+    for n in range(1, last + 1):
+        steps = done.get(n) or [[] for _ in STEP_KINDS]
+        if variant in WITHOUT_SAVE_A:  # la caída después del registro «pasa» por un save A que no existe
+            steps[SAVE_A] = []
+        default = TURN_TOOLS[n - 1] if n <= len(TURN_TOOLS) else "?"
+        tool = tools.get(n) or on_disk.get(n) or default
+        turns.append(Turn(n, tool, tuple(tuple(s) for s in steps), branches.get(n, "")))
+    return Timeline(variant, tuple(turns), crash, resumed)

@@ -1,0 +1,271 @@
+"""Marcado local de los ejercicios: formatos, pistas y tu propio código corriendo bajo una caída.
+
+Nada de este módulo sabe la respuesta. En el Nivel 1 revisa que cada predicción tenga la forma
+pedida (la compara con lo que de verdad queda en disco quien califica, fuera de tu kernel). En el
+Nivel 2 corre tu función y tu script en procesos nuevos, los mata con SIGKILL en el momento pedido
+y te muestra lo que dejaron en disco. Mientras nbgrader califica, no corre nada: la calificación se
+hace aparte.
+"""
+
+import json
+import linecache
+import os
+import re
+
+from harness.disk_state import read_disk_state
+from harness.errors import HarnessError
+from harness.export import export_agent
+from harness.kill_at_moment import run_and_kill
+from harness.runner import load_agent, run_agent_process
+from harness.tools import REPORT_PATH, REPORT_TITLE
+from harness.workdir import fresh_dir
+
+LESSON = "leccion_6_puntos_de_control.ipynb"
+
+# —— Nivel 1 ——
+
+# Las cuatro ramas de --resume, con las palabras de sus líneas de log.
+BRANCHES = ("acierto en el registro", "volviendo a ejecutar", "agregando is_error", "sin llamada colgante")
+# Cada clave de una predicción: qué valores acepta y qué pregunta.
+FIELDS = {
+    "pending_tool_use": ("un nombre de herramienta o None", lambda v: v is None or type(v) is str),
+    "tool_result_in_messages": ("True o False", lambda v: type(v) is bool),
+    "ledger_has_entry": ("True o False", lambda v: type(v) is bool),
+    "reconcile_branch": (" o ".join(map(repr, BRANCHES)), lambda v: v in BRANCHES and type(v) is str),
+    "report_exists_after_crash": ("True o False", lambda v: type(v) is bool),
+    "report_copies_after_resume": ("un entero ≥ 0", lambda v: type(v) is int and v >= 0),
+}
+FILES = ("checkpoint.json", "effects.json", REPORT_PATH)
+
+
+def grading_elsewhere():
+    """True mientras nbgrader califica: las comprobaciones corren fuera de este kernel."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
+
+
+def format_problems(answer, fields):
+    """[(clave, problema)] de forma; vacío si todas las claves están y cada valor es de su tipo."""
+    if type(answer) is not dict:
+        return [("(todo)", "tiene que ser un diccionario {clave: valor}")]
+    found = [(key, "falta esta clave") for key in fields if key not in answer]
+    found += [(key, "clave desconocida") for key in answer if key not in fields]
+    found += [
+        (key, f"valor no válido ({answer[key]!r}): usa {allowed}")
+        for key, (allowed, ok) in fields.items()
+        if key in answer and not ok(answer[key])
+    ]
+    return found
+
+
+def _report(title, answer, fields):
+    if grading_elsewhere():
+        return True
+    problems = dict(format_problems(answer, fields))
+    if not problems:
+        print(f"✓ {title}: formato correcto. Quien califica lo compara con lo que de verdad queda en disco.")
+        return True
+    print(f"✗ {title}:")
+    for key, problem in problems.items():
+        print(f"  ✗ {key}: {problem}")
+    return False
+
+
+def check_prediction_format(n, prediction):
+    """Marcado local de ``prediction[n]``: solo la forma (claves y tipos), nunca si acierta."""
+    if n not in prediction:
+        print(f"✗ momento {n}: todavía sin responder (prediction[{n}] = {{...}})")
+        return False
+    return _report(f"momento {n}", prediction[n], FIELDS)
+
+
+def check_same_files_format(prediction):
+    """Marcado local de ``prediction["same_after_1_and_2"]``: un True/False por archivo."""
+    fields = {name: ("True o False", lambda v: type(v) is bool) for name in FILES}
+    return _report("① y ②", prediction.get("same_after_1_and_2"), fields)
+
+
+# —— Nivel 2 ——
+
+TOOL_USE_ID = "toolu_03"
+REPORT_INPUT = {"path": REPORT_PATH, "content": f"{REPORT_TITLE}\n\nClientes con novedades: 5.\n"}
+# El turno 3 de la lección: el modelo pide write_report, la herramienta con efecto secundario.
+WRITE_REPORT_CALL = [{"type": "tool_use", "id": TOOL_USE_ID, "name": "write_report", "input": REPORT_INPUT}]
+# El instante entre el registro y la herramienta: lo primero que ocurra de los dos.
+BETWEEN = ("registro", "herramienta:write_report")
+WORKDIR = os.path.join("_trabajo", "nivel_2")
+# Producción corría el agente de la lección sin la revisión de forma del registro que agrega «Más
+# allá de la lección» (un «result» que no es texto se rechaza): así se reproduce el incidente.
+PRODUCTION = """import runpy
+import sys
+
+import harness.shapes
+
+harness.shapes.ledger_problem = lambda effects: None  # producción no revisaba la forma del registro
+sys.argv[0] = {agent!r}
+runpy.run_path({agent!r}, run_name="__main__")
+"""
+
+_agent = {}
+
+
+def lesson_agent():
+    """El agente de la lección como módulo: el de ``LESSON_AGENT`` si está, o el que se arma desde
+    las celdas ``#| export`` de la lección guardada junto a este notebook."""
+    if "module" not in _agent:
+        path = os.environ.get("LESSON_AGENT")
+        if not path:
+            if not os.path.exists(LESSON):
+                raise HarnessError(
+                    f"No encuentro {LESSON} en esta carpeta: abre el ejercicio desde notebooks/, junto a la "
+                    "lección (o indica un agent.py en LESSON_AGENT)."
+                )
+            path = str(export_agent(LESSON, os.path.join(WORKDIR, "agent.py")))
+        _agent["path"], _agent["module"] = os.path.abspath(path), load_agent(path, "leccion")
+    return _agent["module"]
+
+
+def lesson_ledger():
+    """(save_effect, now_ms) de tu agente de la lección, para leer y probar código en este kernel.
+    Mientras nbgrader califica no hace falta el agente: devuelve funciones que lo dicen si se llaman."""
+    if grading_elsewhere():
+
+        def elsewhere(*args):
+            raise HarnessError(
+                "durante la calificación, tu código corre en procesos aparte, no en este kernel"
+            )
+
+        return elsewhere, elsewhere
+    agent = lesson_agent()
+    return agent.save_effect, agent.now_ms
+
+
+def reset_workdir():
+    """Vacía ``_trabajo/nivel_2`` y arma ahí el agente de la lección."""
+    if not grading_elsewhere():
+        fresh_dir(WORKDIR)
+        _agent.clear()
+        lesson_agent()
+
+
+def scratch(name):
+    return fresh_dir(os.path.abspath(os.path.join(WORKDIR, name)))
+
+
+def cell_source(fn):
+    """La celda entera donde se definió ``fn`` (IPython la guarda en linecache)."""
+    lines = linecache.getlines(fn.__code__.co_filename)
+    if not lines:
+        raise HarnessError(f"no encuentro la celda de {fn.__name__}: ejecuta esa celda otra vez")
+    return "".join(lines)
+
+
+def shown_entry(workdir):
+    """La anotación de toolu_03 tal cual está en effects.json, con la marca de tiempo «at» tapada
+    (cambia en cada corrida)."""
+    entry = read_disk_state(workdir).entries.get(TOOL_USE_ID)
+    if entry is None:
+        return f"effects.json: sin anotación de {TOOL_USE_ID}"
+    raw = json.dumps({TOOL_USE_ID: entry}, ensure_ascii=False, indent=2)
+    return "effects.json, la anotación de toolu_03:\n" + re.sub(r'"at": \d+', '"at": <ms>', raw)
+
+
+def last_line(run):
+    """La última línea que tu código escribió en stderr (la del error, si lanzó uno)."""
+    return (run.stderr.strip().splitlines() or ["terminó sin escribir nada"])[-1]
+
+
+def _said(run):
+    """Lo último que tu código escribió en stderr, si escribió algo (no cuenta como error)."""
+    return f"\n  (stderr: {last_line(run)})" if run.stderr.strip() else ""
+
+
+def check_fixed_function(fn):
+    """Corre tu ``run_tool_uses_fixed`` en procesos nuevos: sin caída, y matado con SIGKILL justo
+    cuando write_report vuelve. Muestra el disco y dice qué propiedad del contrato no se cumple."""
+    if grading_elsewhere():
+        return True
+    lesson_agent()
+    source, ok = cell_source(fn), True
+    for title, stop in (
+        ("sin caída", None),
+        ("SIGKILL justo cuando write_report vuelve", "herramienta:write_report"),
+    ):
+        workdir = scratch("sin_caida" if stop is None else "caida_tras_herramienta")
+        run = run_and_kill(
+            workdir, agent=_agent["path"], stop_at=stop, source=source, content=WRITE_REPORT_CALL
+        )
+        state = read_disk_state(workdir)
+        entry = state.entries.get(TOOL_USE_ID)
+        if stop is None:
+            problem = (run.returncode != 0 and f"terminó con código {run.returncode}") or (
+                not (entry and isinstance(entry.get("result"), str))
+                and "effects.json no anota el resultado real"
+            )
+        else:
+            problem = (not run.killed_at_moment and "la herramienta nunca volvió: llama a run_tool") or (
+                entry is not None and "tras la caída, effects.json ya da por hecha a toolu_03"
+            )
+        print(f"{'✓' if not problem else '✗'} {title}{': ' + problem if problem else ''}{_said(run)}")
+        print("  " + str(state).replace("\n", "\n  "))
+        ok = ok and not problem
+    return ok
+
+
+def check_script(script):
+    """Corre tu script con cada orden y su CRASH_AFTER en procesos nuevos (SIGKILL en su crash_point)."""
+    if grading_elsewhere():
+        return True
+    lesson_agent()
+    if not os.path.exists(script):
+        print(f"✗ no existe {script}: ejecuta la celda %%writefile")
+        return False
+    ok = True
+    for order, label, want in (
+        ("prod", "after-effect-write:1", "toolu_03 con result null y sin report.txt"),
+        ("fixed", "after-tool:1", "report.txt escrito y sin anotación de toolu_03"),
+    ):
+        workdir = scratch(f"script_{order}")
+        env = {"ORDER": order, "CRASH_AFTER": label}
+        run = run_and_kill(workdir, agent=_agent["path"], stop_at="caida", script=script, env=env)
+        state = read_disk_state(workdir)
+        entry = state.entries.get(TOOL_USE_ID)
+        if order == "prod":
+            good = entry is not None and entry.get("result") is None and not state.report_copies
+        else:
+            good = entry is None and state.report_copies == 1
+        good = good and run.killed_at_moment
+        print(f"{'✓' if good else '✗'} ORDER={order} CRASH_AFTER={label}: se espera {want}{_said(run)}")
+        print("  " + str(state).replace("\n", "\n  "))
+        ok = ok and good
+    return ok
+
+
+def show_incident(fn):
+    """El incidente, en vivo: el agente de la lección muere en el punto A del turno 3; ``fn`` corre
+    esa llamada y muere con SIGKILL entre el registro y la herramienta; después, ``--resume``."""
+    if grading_elsewhere():
+        return
+    lesson_agent()
+    workdir = scratch(f"incidente_{fn.__name__}")
+    run_agent_process(workdir, agent=_agent["path"], crash_after="after-save-a:3")
+    pending = json.loads(open(os.path.join(workdir, "checkpoint.json"), encoding="utf-8").read())[
+        "pendingToolUse"
+    ]
+    call = [{"type": "tool_use", **pending}]
+    source = cell_source(fn)
+    run = run_and_kill(
+        workdir, agent=_agent["path"], stop_at=BETWEEN, function=fn.__name__, source=source, content=call
+    )
+    if not run.killed_at_moment:
+        print(f"✗ {fn.__name__} no llegó al instante entre el registro y la herramienta: {last_line(run)}")
+        return
+    print(f"{fn.__name__}: SIGKILL entre el registro y la herramienta. En disco:")
+    print(shown_entry(workdir))
+    production = os.path.join(workdir, "agente_de_produccion.py")
+    with open(production, "w", encoding="utf-8") as f:
+        f.write(PRODUCTION.format(agent=_agent["path"]))
+    resumed = run_agent_process(workdir, agent=production, resume=True)
+    print("\n$ python agent.py --resume")
+    print(resumed.stdout.rstrip() or resumed.stderr.rstrip())
+    copies = read_disk_state(workdir).report_copies
+    print(f"\n{REPORT_PATH}: " + ("no existe" if not copies else f"existe ({copies} copia(s) del reporte)"))

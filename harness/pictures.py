@@ -1,0 +1,139 @@
+"""Dibujos de la lección en SVG, guardados en el notebook: se ven en cualquier visor sin ejecutar nada.
+
+Cada dibujo es una fila (o varias) de pasos de un turno, con la muerte del proceso marcada. El SVG es
+determinista (sin ids al azar), trae su propio fondo claro (se lee igual con tema claro u oscuro) y
+un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien no ve la imagen.
+"""
+
+from html import escape
+from typing import NamedTuple
+
+# Los pasos de un turno de la lección, en orden, y el momento de caída que sigue a cada uno.
+TURN = ("save A", "herramienta", "registro", "save B")
+MOMENTS = ("①", "②", "registro escrito", "③")
+LABELS = ("after-save-a", "after-tool", "after-effect-write", "after-save-b")
+
+INK, PAPER, LINE, BOX, DEATH, WINDOW = "#1f2328", "#f6f8fa", "#8c959f", "#dde4ee", "#b42318", "#fff1c2"
+STEP_W, STEP_H, GAP, LEFT, ROW_H = 112, 34, 40, 150, 78
+
+
+class Row(NamedTuple):
+    """Una fila: su nombre, sus pasos, después de qué paso muere (índice, o None) y una nota."""
+
+    name: str
+    steps: tuple
+    death: object = None
+    note: str = ""
+
+
+def _x(i):
+    return LEFT + i * (STEP_W + GAP)
+
+
+def _text(x, y, text, size=13, anchor="start", weight="normal", color=INK):
+    return (
+        f'<text x="{x}" y="{y}" font-family="sans-serif" font-size="{size}" text-anchor="{anchor}" '
+        f'font-weight="{weight}" fill="{color}">{escape(text)}</text>'
+    )
+
+
+def _row(row, top, window=None):
+    parts = [_text(10, top + 22, row.name, weight="bold")]
+    if window:  # la ventana A/B: desde el fin de save A hasta el comienzo de save B
+        x0, x1 = _x(window[0]) + STEP_W, _x(window[1])
+        parts.append(
+            f'<rect x="{x0}" y="{top - 6}" width="{x1 - x0}" height="{STEP_H + 12}" fill="{WINDOW}"/>'
+        )
+    for i, step in enumerate(row.steps):
+        x = _x(i)
+        parts.append(
+            f'<rect x="{x}" y="{top}" width="{STEP_W}" height="{STEP_H}" rx="6" fill="{BOX}" stroke="{LINE}"/>'
+        )
+        parts.append(_text(x + STEP_W / 2, top + 22, step, anchor="middle"))
+        if i + 1 < len(row.steps):
+            y = top + STEP_H / 2
+            parts.append(
+                f'<line x1="{x + STEP_W}" y1="{y}" x2="{x + STEP_W + GAP}" y2="{y}" stroke="{LINE}"/>'
+            )
+    if row.death is not None:
+        x = _x(row.death) + STEP_W + GAP / 2
+        parts.append(
+            f'<line x1="{x}" y1="{top - 8}" x2="{x}" y2="{top + STEP_H + 8}" stroke="{DEATH}" stroke-width="3"/>'
+        )
+        parts.append(_text(x, top - 12, "✕ muere", size=12, anchor="middle", weight="bold", color=DEATH))
+    if row.note:
+        parts.append(_text(LEFT, top + STEP_H + 20, row.note, size=12))
+    return parts
+
+
+def svg(title, rows, window=None):
+    """El dibujo: un título arriba y las filas, una bajo otra."""
+    width = _x(max(len(r.steps) for r in rows)) + 10
+    height = 46 + ROW_H * len(rows)
+    desc = " ".join(describe_row(r) for r in rows)
+    body = [_text(10, 24, title, size=15, weight="bold")]
+    for n, row in enumerate(rows):
+        body += _row(row, 52 + n * ROW_H, window)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img">'
+        f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>"
+        f'<rect width="{width}" height="{height}" rx="8" fill="{PAPER}"/>' + "".join(body) + "</svg>"
+    )
+
+
+def describe_row(row):
+    """La fila en palabras: la versión en texto del dibujo."""
+    steps = " → ".join(row.steps)
+    death = f"; muere después de «{row.steps[row.death]}»" if row.death is not None else ""
+    note = f" ({row.note})" if row.note else ""
+    return f"{row.name}: {steps}{death}{note}."
+
+
+def show(title, rows, window=None):
+    """Muestra el dibujo en el notebook, con su versión en texto."""
+    from IPython.display import display  # solo dentro de un kernel
+
+    text = "\n".join([title, *(describe_row(r) for r in rows)])
+    display({"image/svg+xml": svg(title, rows, window), "text/plain": text}, raw=True)
+
+
+def turn_timeline(death_after=None, title="Un turno: dos puntos de control y un registro"):
+    """Un turno de la lección; ``death_after`` es la etiqueta del momento en que muere (p. ej.
+    ``after-effect-write``), o None."""
+    death = LABELS.index(death_after) if death_after else None
+    note = f"CRASH_AFTER={death_after}:<turno>" if death_after else ""
+    show(title, [Row("dos puntos", TURN, death, note)])
+
+
+def solo_b():
+    """Las dos variantes muertas en el mismo lugar del turno 3, y lo que cada una dejó en disco."""
+    show(
+        "¿Solo el punto B? La misma muerte, dos discos",
+        [
+            Row("dos puntos", TURN, 2, "en disco: turns=3, pendingToolUse=write_report"),
+            Row(
+                "solo el punto B", TURN[1:], 1, "en disco: turns=2, pendingToolUse=null (la llamada no está)"
+            ),
+        ],
+    )
+
+
+def crash_table(results):
+    """Una fila por momento de caída del turno 3: ``results`` es [(etiqueta, rama, copias)]."""
+    rows = [
+        Row(
+            label.split(":")[0], TURN, LABELS.index(label.split(":")[0]), f"reconcile: {branch} · copias: {n}"
+        )
+        for label, branch, n in results
+    ]
+    show("Turno 3 (write_report): dónde muere y qué hace la reanudación", rows)
+
+
+def ab_window():
+    """La ventana entre los dos guardados: ahí el disco tiene una llamada colgante."""
+    show(
+        "La ventana A/B: pendingToolUse no es null entre save A y save B",
+        [Row("turno", TURN, None, "fondo amarillo: si muere acá, checkpoint.json tiene la llamada colgante")],
+        window=(0, 3),
+    )

@@ -1,0 +1,199 @@
+"""Qué hacer con cada respuesta del modelo antes de que toque el disco.
+
+Un modelo real puede devolver lo que el guion nunca devuelve: un ``stop_reason`` que no es ni
+``tool_use`` ni un final (``pause_turn``, ``refusal``, ``max_tokens``…), un ``tool_use`` con un id
+repetido o mal formado, o para una herramienta que no existe. Acá se decide, antes del punto A, si la
+respuesta se usa, y cada rechazo es un ``HarnessError`` de una línea que dice cómo seguir: así el
+agente nunca guarda un punto de control que su propio cargador rechazaría, ni una conversación que la
+API rechazaría con un 400 en cada reanudación.
+"""
+
+import json
+import os
+import re
+from types import SimpleNamespace
+
+from harness.errors import HarnessError
+from harness.protocol import block_to_dict, blocks_of
+from harness.tools import CHECKPOINT_FILE, TOOL_IMPLS
+
+# El formato de id que la API acepta en un tool_use (otro id se rechaza con un 400 al reenviarlo).
+TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
+# Finales de verdad: el modelo terminó su turno (stop_sequence solo aparece si se piden secuencias).
+FINAL_STOPS = ("end_turn", "stop_sequence")
+# Un turno en pausa (herramientas del servidor) se continúa a lo sumo estas veces seguidas.
+MAX_PAUSES = 10
+# La clave del punto de control que marca una tarea terminada: --resume no vuelve a llamar al modelo.
+FINISHED = "finalText"
+
+
+class ReplyError(HarnessError):
+    """Una respuesta del modelo que el agente no puede usar: no se ejecutó ni se guardó nada."""
+
+
+def resume_hint():
+    """Cómo seguir tras un error al pedirle al modelo, según lo que haya en el disco."""
+    if os.path.exists(CHECKPOINT_FILE):
+        return f"{CHECKPOINT_FILE} quedó en el último punto guardado: retoma con --live --resume."
+    return "Todavía no había nada guardado: vuelve a correr con --live, sin --resume."
+
+
+def _shown(value):
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+# —— stop_reason: qué quiso decir la API ——
+
+_STOP_ERRORS = {
+    "max_tokens": "La respuesta del modelo se cortó al llegar a max_tokens={max_tokens}: el turno quedó "
+    "incompleto y no se usa.",
+    "refusal": "El modelo se negó a continuar la tarea (stop_reason=refusal) y no se usó su respuesta; "
+    "al retomar se le vuelve a pedir el mismo turno, y puede negarse otra vez.",
+    "model_context_window_exceeded": "La conversación llenó la ventana de contexto del modelo "
+    "(stop_reason=model_context_window_exceeded): la respuesta quedó incompleta y no se usa. Retomar "
+    "manda la misma conversación: elige un modelo con más contexto (ANTHROPIC_MODEL) o empieza de nuevo "
+    "sin --resume.",
+    "pause_turn": "El modelo pausó su turno {n} veces seguidas (stop_reason=pause_turn) sin terminarlo.",
+}
+
+
+def continue_paused(create, messages):
+    """``create(messages)``; si el turno vuelve en pausa (``pause_turn``), se reenvía tal cual como
+    turno del asistente para que el modelo lo continúe, y se devuelve el turno entero (con el uso de
+    tokens de todos los pedidos). ``messages`` no cambia: el turno entra una sola vez, completo."""
+    response, paused, tokens = create(messages), [], [0, 0]
+    for _ in range(MAX_PAUSES):
+        if response.stop_reason != "pause_turn":
+            break
+        paused += [block_to_dict(b) for b in response.content]
+        tokens = [tokens[0] + response.usage.input_tokens, tokens[1] + response.usage.output_tokens]
+        response = create([*messages, {"role": "assistant", "content": paused}])
+    if not paused or response.stop_reason == "pause_turn":
+        return response
+    usage = SimpleNamespace(
+        input_tokens=tokens[0] + response.usage.input_tokens,
+        output_tokens=tokens[1] + response.usage.output_tokens,
+    )
+    content = paused + [block_to_dict(b) for b in response.content]
+    return SimpleNamespace(stop_reason=response.stop_reason, content=content, usage=usage)
+
+
+def check_stop_reason(response, max_tokens):
+    """``response`` si su ``stop_reason`` es ``tool_use`` o un final; si no, un error de una línea."""
+    stop = response.stop_reason
+    if stop == "tool_use" or stop in FINAL_STOPS:
+        return response
+    if stop in _STOP_ERRORS:
+        what = _STOP_ERRORS[stop].format(max_tokens=max_tokens, n=MAX_PAUSES)
+    else:  # null o uno que esta versión no conoce: nunca se toma por un final
+        what = (
+            f"El modelo terminó con un stop_reason que este agente no conoce ({_shown(stop)}): no se toma "
+            "por un final y no se usa."
+        )
+    raise ReplyError(f"{what} {resume_hint()}")
+
+
+def check_final(response, text):
+    """Un final de verdad trae texto y ninguna llamada a herramienta sin atender."""
+    if tool_use_blocks(response.content):
+        raise ReplyError(
+            f"El modelo pidió una herramienta pero terminó con stop_reason={response.stop_reason}: una "
+            f"respuesta incoherente, que no se ejecuta ni se toma por un final. {resume_hint()}"
+        )
+    if not text.strip():
+        raise ReplyError(
+            f"El modelo terminó su turno sin texto ni herramienta (stop_reason={response.stop_reason}): "
+            f"eso no es un final de la tarea. {resume_hint()}"
+        )
+
+
+def tool_use_blocks(content):
+    return blocks_of([{"content": [block_to_dict(b) for b in content]}], "tool_use")
+
+
+# —— El tool_use del turno, antes del punto A ——
+
+
+def checked_call(content, messages):
+    """La única llamada del turno, revisada antes del punto A: id con el formato de la API y nuevo
+    en la conversación, ``input`` un objeto. Devuelve None si nombra una herramienta que no existe:
+    no hay nada que anotar como colgante, y ``run_tool_uses`` la responde con is_error."""
+    calls = blocks_of([{"content": content}], "tool_use")
+    if len(calls) != 1:
+        names = ", ".join(_shown(c.get("name")) for c in calls) or "ninguna"
+        _refuse(
+            f"El modelo pidió {len(calls)} llamadas a herramientas en un mismo turno ({names}); este agente "
+            "guarda una sola llamada colgante por turno y no descarta ninguna en silencio"
+        )
+    call = calls[0]
+    problem = call_problem(call, {b.get("id") for b in blocks_of(messages, "tool_use")})
+    if problem:
+        _refuse(f"El modelo pidió una llamada que no se puede usar: {problem}")
+    return call if call["name"] in TOOL_IMPLS else None
+
+
+def call_problem(call, earlier_ids):
+    """Lo que la API rechazaría de ``call`` al reenviarla (o None)."""
+    tool_use_id = call.get("id")
+    if not isinstance(tool_use_id, str) or not TOOL_USE_ID.fullmatch(tool_use_id):
+        return f"su id {_shown(tool_use_id)} no tiene el formato de la API (letras, dígitos, _ y -)"
+    if tool_use_id in earlier_ids:
+        return f"su id {tool_use_id} repite el de una llamada anterior de la conversación"
+    if not isinstance(call.get("name"), str) or not call["name"]:
+        return f"la llamada {tool_use_id} no nombra una herramienta ({_shown(call.get('name'))})"
+    if not isinstance(call.get("input"), dict):
+        return f"el «input» de {tool_use_id} no es un objeto ({_shown(call.get('input'))})"
+    return None
+
+
+def _refuse(what):
+    raise ReplyError(f"{what}, así que no se ejecutó nada. {resume_hint()}")
+
+
+# —— Al reanudar ——
+
+
+def finished(cp, text):
+    """El punto de control de una tarea terminada: el último punto B más el texto final."""
+    return {**cp, FINISHED: text}
+
+
+def check_resumable(cp):
+    """Antes de reanudar: ni una tarea ya terminada (otra llamada al modelo cuesta, y un modelo real
+    puede actuar), ni una conversación que la API rechazaría con un 400 en cada intento."""
+    if FINISHED in cp:
+        raise HarnessError(
+            f"La tarea de {CHECKPOINT_FILE} ya terminó ({_shown(cp[FINISHED])}): no queda nada que retomar "
+            "y no se vuelve a llamar al modelo. Para hacerla otra vez, corre sin --resume."
+        )
+    problem = conversation_problem(cp)
+    if problem:
+        raise HarnessError(
+            f"{CHECKPOINT_FILE} guarda una conversación que la API rechazaría: {problem}. Retomar repetiría "
+            "ese rechazo en cada intento: bórralo y empieza de nuevo sin --resume."
+        )
+
+
+def conversation_problem(cp):
+    """El primer tool_use de la conversación guardada (con el turno colgante) que la API rechazaría."""
+    pending = cp.get("pendingAssistantContent") or (
+        [{"type": "tool_use", **cp["pendingToolUse"]}] if cp.get("pendingToolUse") else []
+    )
+    seen = set()
+    for call in blocks_of([*cp["messages"], {"content": pending}], "tool_use"):
+        problem = call_problem(call, seen)
+        if problem:
+            return problem
+        seen.add(call["id"])
+    return None
+
+
+def interrupted():
+    """La línea de un Ctrl-C: dónde quedó el disco y cómo seguir."""
+    if os.path.exists(CHECKPOINT_FILE):
+        return (
+            f"Interrumpido con Ctrl-C. {CHECKPOINT_FILE} quedó en el último punto guardado: retoma con "
+            "--resume (y --live, si usabas el modelo real)."
+        )
+    return "Interrumpido con Ctrl-C antes del primer punto guardado: vuelve a correr sin --resume."

@@ -1,0 +1,176 @@
+"""Un servidor Jupyter de verdad y Chromium de Debian manejado por Playwright (pruebas y mediciones).
+
+``jupyter_server(root, tmp)`` arranca en 127.0.0.1 un servidor con JupyterLab y Notebook 7 (carpetas
+y token propios, sin noticias ni búsqueda de versiones) y lo apaga al salir, solo el proceso que lanzó.
+``open_notebook`` abre un notebook en una de las dos interfaces y espera su kernel; ``run_all`` corre
+todas las celdas por el menú, como una persona. Nunca descarga un navegador: usa /usr/bin/chromium.
+"""
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import nbformat
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Límites de espera (no afirmaciones de velocidad): si se pasan, algo está roto, no lento.
+SERVER_START_S, PAGE_S = 90, 90
+# Dónde se abre un notebook en cada interfaz.
+APPS = {"lab": "/lab/tree/{}", "notebook": "/notebooks/{}"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def api(base, token, path, method="GET"):
+    req = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(req, timeout=5) as resp:
+        body = resp.read()
+    return json.loads(body) if body else None
+
+
+def _wait_for_server(proc, base, token, log_path):
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
+            raise RuntimeError(f"Jupyter terminó al arrancar (código {proc.returncode}):\n{tail}")
+        try:
+            api(base, token, "/api/status")
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"Jupyter no respondió en {SERVER_START_S} s")
+
+
+def _stop(proc, base, token):
+    """Apaga los kernels por la API y después el servidor (solo el proceso que se lanzó aquí)."""
+    with contextlib.suppress(OSError):
+        for kernel in api(base, token, "/api/kernels"):
+            api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class Server:
+    """Un servidor en marcha: su dirección, su token y la carpeta que sirve."""
+
+    def __init__(self, base, token, root):
+        self.base, self.token, self.root = base, token, root
+
+    def url(self, app, name):
+        return f"{self.base}{APPS[app].format(name)}?token={self.token}"
+
+    def wait_for_idle_kernel(self):
+        """El indicador de la página dice «idle» antes de que exista el kernel: se pregunta al servidor."""
+        deadline = time.monotonic() + PAGE_S
+        while time.monotonic() < deadline:
+            kernels = api(self.base, self.token, "/api/kernels")
+            if kernels and all(k["execution_state"] == "idle" for k in kernels):
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"El kernel del notebook no quedó listo en {PAGE_S} s")
+
+    def shutdown_kernels(self):
+        for kernel in api(self.base, self.token, "/api/kernels"):
+            api(self.base, self.token, f"/api/kernels/{kernel['id']}", method="DELETE")
+
+
+@contextlib.contextmanager
+def jupyter_server(root, private, theme=None):
+    """JupyterLab y Notebook 7 sirviendo ``root``; ``private`` guarda su configuración y su log."""
+    for sub in ("runtime", "config", "ipython", "workspaces"):
+        (private / sub).mkdir(parents=True, exist_ok=True)
+    settings = private / "settings" / "@jupyterlab"
+    # Sin el aviso de noticias, que taparía parte del widget; el tema pedido (claro por omisión).
+    (settings / "apputils-extension").mkdir(parents=True, exist_ok=True)
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false"}'
+    )
+    if theme:
+        (settings / "apputils-extension" / "themes.jupyterlab-settings").write_text(
+            json.dumps({"theme": theme})
+        )
+    port, token = free_port(), secrets.token_hex(16)
+    env = dict(
+        os.environ,
+        JUPYTER_RUNTIME_DIR=str(private / "runtime"),
+        JUPYTER_CONFIG_DIR=str(private / "config"),
+        IPYTHONDIR=str(private / "ipython"),
+        JUPYTERLAB_SETTINGS_DIR=str(private / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(private / "workspaces"),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",  # CI corre como root
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    log_path = private / "jupyter.log"
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_for_server(proc, base, token, log_path)
+            yield Server(base, token, root)
+        finally:
+            _stop(proc, base, token)
+
+
+def copy_notebook(src, dest, keep_outputs=False):
+    """Copia ``src`` a ``dest``; sin salidas guardadas (salvo que se pidan), lo que se vea lo produjo
+    esta corrida."""
+    nb = nbformat.read(src, as_version=4)
+    if not keep_outputs:
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+    nbformat.write(nb, dest)
+
+
+def launch(pw):
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def open_notebook(page, server, app, name, wait_kernel=True):
+    page.goto(server.url(app, name), timeout=PAGE_S * 1000)
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=PAGE_S * 1000)
+    if wait_kernel:
+        server.wait_for_idle_kernel()
+
+
+def run_all(page):
+    """Run → Run All Cells, por el menú (igual en JupyterLab y en Notebook 7)."""
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()

@@ -1,0 +1,190 @@
+"""Las comprobaciones ocultas, fuera del kernel de cada estudiante.
+
+Del kernel solo sale JSON: la celda de prueba del Nivel 1 imprime la predicción tras ``ANSWER_MARK``
+y aquí se la lee como texto; cualquier cosa que no sea JSON (o que no tenga el tipo pedido: ``1`` no
+es ``True``) es una respuesta equivocada. Del Nivel 2 se toma el texto de las celdas de respuesta,
+del notebook mismo, y se corre en procesos nuevos y aislados que mueren con SIGKILL de verdad en el
+momento que importa; cada aviso de esos procesos lleva un valor al azar de la corrida, así que un
+script que escribe los archivos a mano, sin correr el código del agente, no pasa. Lo que el código
+de la persona escribe en stderr queda capturado: no cuenta como error.
+"""
+
+import json
+import os
+import shutil
+
+from harness.disk_state import read_disk_state
+from harness.exercise_feedback import WRITE_REPORT_CALL
+from harness.kill_at_moment import run_and_kill
+from maintainer.paths import REFERENCE_AGENT
+from solutions.grading import sandbox, truth
+
+ANSWER_MARK = "@@respuesta@@"
+TOOL_USE_ID = "toolu_03"
+TIMEOUT = 20  # red de seguridad: cada corrida tarda menos de un segundo; un bucle cuesta una sola
+
+
+class AnswerError(Exception):
+    """La respuesta no pasa: el mensaje dice por qué, en español."""
+
+
+def parse_answer(text):
+    """La respuesta que salió del kernel, como JSON estricto (sin NaN ni Infinity)."""
+
+    def refuse(constant):
+        raise ValueError(constant)
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except ValueError:
+        raise AnswerError(
+            "la respuesta no es JSON: solo valen dict, list, str, int, float, bool y None"
+        ) from None
+
+
+def same(answer, expected):
+    """Igualdad estricta en tipos: en JSON ``true`` no es ``1``."""
+    if type(answer) is not type(expected):
+        return False
+    if isinstance(expected, dict):
+        return answer.keys() == expected.keys() and all(same(answer[k], expected[k]) for k in expected)
+    return answer == expected
+
+
+def check_prediction(item, answer):
+    expected = truth.measured()[item]
+    if type(answer) is not dict or answer.keys() != expected.keys():
+        raise AnswerError(f"tiene que ser un diccionario con las claves {', '.join(expected)}")
+    wrong = [key for key in expected if not same(answer[key], expected[key])]
+    if wrong:
+        raise AnswerError(f"no coincide con lo medido en: {', '.join(wrong)}")
+
+
+# —— Nivel 2 ——
+
+
+def runner(scratch):
+    """Corre código de la persona en una carpeta nueva de ``scratch``, aislada, y lo mata donde se pida."""
+    count = [0]
+
+    def run(**kwargs):
+        count[0] += 1
+        workdir = os.path.join(scratch, f"corrida_{count[0]}")
+        shutil.rmtree(workdir, ignore_errors=True)
+        os.makedirs(workdir)
+        if "script_text" in kwargs:
+            kwargs["script"] = os.path.join(workdir, "reproducir_orden.py")
+            with open(kwargs["script"], "w", encoding="utf-8") as f:
+                f.write(kwargs.pop("script_text"))
+        done = run_and_kill(
+            workdir, agent=REFERENCE_AGENT, prefix=sandbox.prefix(workdir), timeout=TIMEOUT, **kwargs
+        )
+        if done.timed_out:
+            raise AnswerError(f"no terminó en {TIMEOUT} s (¿un bucle?)")
+        return done, read_disk_state(workdir)
+
+    return run
+
+
+def _entry(state):
+    return state.entries.get(TOOL_USE_ID)
+
+
+def check_function(source, scratch):
+    """``run_tool_uses_fixed`` bajo SIGKILL real: sin caída, al volver la herramienta, al escribir el
+    registro, con una herramienta que falla y con dos tool_use en un turno."""
+    if source.lstrip().startswith("%"):
+        raise AnswerError("la celda de la función no puede empezar con una orden mágica de IPython")
+    run = runner(scratch)
+    done, state = run(stop_at=None, source=source, content=WRITE_REPORT_CALL)
+    entry = _entry(state)
+    if done.returncode != 0:
+        raise AnswerError(f"sin caída terminó con error: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+    if state.report_copies != 1 or not (entry and isinstance(entry.get("result"), str)):
+        raise AnswerError("sin caída, write_report corre una vez y effects.json anota su resultado real")
+    want = [{"type": "tool_result", "tool_use_id": TOOL_USE_ID, "content": entry["result"]}]
+    if done.events[-1:] != [("devolvio", want)]:
+        raise AnswerError("sin caída, tiene que devolver un solo tool_result con el resultado anotado")
+    done, state = run(stop_at="herramienta:write_report", source=source, content=WRITE_REPORT_CALL)
+    if not done.killed_at_moment:
+        raise AnswerError("la herramienta nunca volvió: llama a write_report con run_tool")
+    if _entry(state) is not None:
+        raise AnswerError(
+            "con SIGKILL justo cuando la herramienta vuelve, effects.json ya da por hecha la llamada"
+        )
+    done, state = run(stop_at="registro", source=source, content=WRITE_REPORT_CALL)
+    entry = _entry(state)
+    if entry is not None and (not isinstance(entry.get("result"), str) or state.report_copies != 1):
+        raise AnswerError("con SIGKILL al escribir el registro, la anotación tiene que ser de algo ya hecho")
+    broken = [{**WRITE_REPORT_CALL[0], "input": {"path": "report.txt"}}]  # sin «content»: falla
+    done, state = run(stop_at=None, source=source, content=broken)
+    if _entry(state) is not None:
+        raise AnswerError("la herramienta falló y aun así effects.json tiene una anotación")
+    read = {"type": "tool_use", "id": "toolu_02", "name": "count_words", "input": {"path": "report.txt"}}
+    done, state = run(stop_at=None, source=source, content=[*WRITE_REPORT_CALL, read])
+    got = done.events[-1][1] if done.events and done.events[-1][0] == "devolvio" else None
+    want = [
+        {"type": "tool_result", "tool_use_id": tid, "content": (state.entries.get(tid) or {}).get("result")}
+        for tid in (TOOL_USE_ID, "toolu_02")
+    ]
+    if got != want or any(r["content"] is None for r in want):
+        raise AnswerError("con dos tool_use, cada uno necesita su tool_result y su anotación real, en orden")
+
+
+def script_text(cell_source):
+    first, _, rest = cell_source.partition("\n")
+    if not first.startswith("%%writefile"):
+        raise AnswerError("la celda del script tiene que empezar con %%writefile")
+    return rest
+
+
+def check_script(cell_source, scratch):
+    """El script, en procesos aislados: muere con SIGKILL en su propio crash_point, y sus avisos (con
+    el valor al azar de cada corrida) prueban que corrió el registro y la herramienta de verdad."""
+    text, run = script_text(cell_source), runner(scratch)
+    for order, label in (("prod", "after-effect-write:1"), ("fixed", "after-tool:1")):
+        env = {"ORDER": order, "CRASH_AFTER": label}
+        done, state = run(stop_at="caida", script_text=text, env=env)
+        kinds = [kind for kind, _ in done.events]
+        ledger = [value for kind, value in done.events if kind == "registro" and TOOL_USE_ID in value]
+        if not done.killed_at_moment:
+            raise AnswerError(f"ORDER={order} CRASH_AFTER={label}: crash_point nunca disparó esa etiqueta")
+        if order == "prod" and not (
+            ledger and ledger[-1][TOOL_USE_ID] is None and "herramienta" not in kinds
+        ):
+            raise AnswerError(
+                "con ORDER=prod, antes de la caída el registro del agente anota toolu_03 con null"
+            )
+        if order == "prod" and (
+            not _entry(state) or _entry(state).get("result") is not None or state.report_copies
+        ):
+            raise AnswerError("con ORDER=prod, effects.json queda con toolu_03 y result null, sin report.txt")
+        if order == "fixed" and (ledger or ("herramienta", "write_report") not in done.events):
+            raise AnswerError(
+                "con ORDER=fixed, write_report corre de verdad antes de la caída y el registro no"
+            )
+        if order == "fixed" and (_entry(state) is not None or state.report_copies != 1):
+            raise AnswerError("con ORDER=fixed, report.txt existe y effects.json no anota toolu_03")
+    for order, real in (("prod", False), ("fixed", True)):
+        done, state = run(stop_at=None, script_text=text, env={"ORDER": order})
+        entry = _entry(state)
+        if done.returncode != 0 or state.report_copies != 1 or entry is None:
+            raise AnswerError(f"sin caída, ORDER={order} termina, escribe el reporte y anota toolu_03")
+        if isinstance(entry.get("result"), str) != real:
+            raise AnswerError(f"sin caída, la anotación de ORDER={order} no es la que ese orden escribe")
+
+
+# {notebook: {celda de prueba: (celda de respuesta, cómo se comprueba)}}. «json»: lo que imprimió la
+# celda de prueba; «source»: el texto de la celda de respuesta.
+CHECKS = {
+    "ejercicio_nivel_1": {
+        "prueba_momento_1": ("json", lambda a, _: check_prediction("momento_1", a)),
+        "prueba_momento_2": ("json", lambda a, _: check_prediction("momento_2", a)),
+        "prueba_momento_3": ("json", lambda a, _: check_prediction("momento_3", a)),
+        "prueba_iguales": ("json", lambda a, _: check_prediction("same_after_1_and_2", a)),
+    },
+    "ejercicio_nivel_2": {
+        "prueba_corregida": ("source:corregida", check_function),
+        "prueba_script": ("source:script", check_script),
+    },
+}

@@ -1,0 +1,70 @@
+"""El aislamiento de cada entrega: bubblewrap (``bwrap``) alrededor de su kernel y de su código.
+
+Dentro, todo el sistema de archivos se ve de solo lectura (el repositorio, la carpeta del curso,
+``gradebook.db``); solo se puede escribir en la carpeta de esa entrega y en un /tmp propio que
+desaparece. Con ``--unshare-pid`` y ``--die-with-parent``, todo proceso que la entrega arranque
+(aunque se separe con setsid) muere con ella. Sin bwrap, calificar se detiene con un mensaje claro,
+salvo que quien califica pida explícitamente calificar sin aislamiento.
+"""
+
+import functools
+import os
+import shutil
+import subprocess
+
+from jupyter_client.manager import AsyncKernelManager
+
+# Quien califica lo pone en 1 (``grade_class --sin-aislamiento``) para calificar sin aislamiento.
+UNSANDBOXED_ENV = "LECCION6_SIN_AISLAMIENTO"
+
+
+class SandboxMissingError(RuntimeError):
+    """No hay aislamiento y nadie pidió calificar sin él."""
+
+
+@functools.lru_cache(maxsize=1)
+def available():
+    """¿Funciona bwrap en esta máquina? (Se prueba de verdad: puede estar instalado y no poder aislar.)"""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return False
+    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "true"]
+    return subprocess.run(probe, capture_output=True).returncode == 0
+
+
+def required():
+    """True si hay que aislar; False si quien califica pidió no hacerlo; si no se puede, se detiene."""
+    if os.environ.get(UNSANDBOXED_ENV) == "1":
+        return False
+    if available():
+        return True
+    raise SandboxMissingError(
+        "No se puede aislar cada entrega: falta bubblewrap (bwrap) o no funciona en esta máquina. Sin "
+        "aislamiento, el código de una entrega podría cambiar gradebook.db, el repositorio u otras "
+        "entregas. Instálalo (apt-get install bubblewrap) o, si confías en todas las entregas, califica "
+        f"sin aislamiento con --sin-aislamiento ({UNSANDBOXED_ENV}=1)."
+    )
+
+
+def prefix(writable, readable=()):
+    """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible; () si
+    quien califica pidió no aislar."""
+    if not required():
+        return []
+    writable = os.path.abspath(writable)
+    args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-pid", "--new-session"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in readable:  # lo que vive en /tmp y hace falta leer (el archivo de conexión del kernel)
+        args += ["--ro-bind", path, path]
+    args += ["--bind", writable, writable, "--chdir", writable]
+    args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
+    return [*args, "--"]
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """El kernel de cada entrega, dentro del aislamiento: escribe solo en la carpeta del notebook."""
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        cwd = kw.get("cwd") or os.getcwd()
+        kernel_cmd = [*prefix(cwd, readable=[self.connection_file]), *kernel_cmd]
+        await super()._async_launch_kernel(kernel_cmd, **kw)
