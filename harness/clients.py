@@ -12,8 +12,8 @@ def make_client(live=False):
     """``ScriptedModel()``, o el SDK real envuelto (``harness.live_model``) si ``live``.
 
     Con ``live``: clave en ANTHROPIC_API_KEY, modelo en ANTHROPIC_MODEL (por omisión
-    ``harness.base_loop.MODEL``), servidor en ANTHROPIC_BASE_URL y reintentos del SDK en
-    ANTHROPIC_MAX_RETRIES.
+    ``harness.base_loop.MODEL``), servidor en ANTHROPIC_BASE_URL, reintentos del SDK en
+    ANTHROPIC_MAX_RETRIES y segundos por intento en ANTHROPIC_TIMEOUT.
     """
     if not live:
         return ScriptedModel()

@@ -34,7 +34,7 @@ def write_durable(path, data):
     """Escribe ``data`` (bytes) en ``path``: o queda el contenido anterior, o el nuevo entero."""
     tmp = path + ".tmp"
     before = f"{os.path.basename(path)} quedó como estaba antes de este intento"
-    with DiskError.doing("escribir en", before):
+    with DiskError.doing("escribir en", before, tmp):
         remove_leftover(tmp)
         fd = os.open(tmp, _CREATE, 0o666)
         with open(fd, "wb") as f:
@@ -43,7 +43,7 @@ def write_durable(path, data):
             os.fsync(f.fileno())
         os.replace(tmp, path)  # rename no sigue enlaces: reemplaza la entrada misma
     after = f"{os.path.basename(path)} ya tiene su versión nueva, pero puede que no haya llegado al disco"
-    with DiskError.doing("escribir en", after):
+    with DiskError.doing("escribir en", after, path):
         fsync_dir(os.path.dirname(path))
 
 

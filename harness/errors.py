@@ -49,26 +49,32 @@ class DiskError(OSError):
     """Un ``OSError`` que sabe qué se intentaba (``action``: «leer», «escribir en», «borrar») y qué
     quedó en disco (``outcome``); sigue siendo un OSError para quien ya lo atrapa como tal."""
 
-    def __init__(self, err, action, outcome):
-        super().__init__(err.errno, err.strerror, err.filename)
+    def __init__(self, err, action, outcome, path=None):
+        super().__init__(err.errno, err.strerror, err.filename or path)
         self.action, self.outcome = action, outcome
 
     @classmethod
     @contextlib.contextmanager
-    def doing(cls, action, outcome):
-        """Dentro del bloque, un OSError sale como ``DiskError(err, action, outcome)``."""
+    def doing(cls, action, outcome, path=None):
+        """Dentro del bloque, un OSError sale como ``DiskError``; ``path`` nombra el archivo cuando el
+        error no trae uno (un fsync, por ejemplo)."""
         try:
             yield
         except DiskError:
             raise
         except OSError as err:
-            raise cls(err, action, outcome) from err
+            raise cls(err, action, outcome, path) from err
 
 
 def disk_failure(err):
     """La línea de ``main()`` para un ``OSError``: qué se intentaba, con qué archivo, por qué y qué
     quedó. Sin saber qué quedó (un OSError sin contexto), no promete nada."""
     where = os.path.basename(err.filename or "") or "el directorio de trabajo"
+    if err.filename is None and not isinstance(err, DiskError):  # un print: la salida estándar
+        return (
+            f"No se pudo escribir en la salida estándar: {os_reason(err)}. La corrida se detuvo ahí; lo que "
+            "ya estaba guardado en disco sigue ahí: retoma con --resume."
+        )
     if isinstance(err, DiskError):
         return (
             f"No se pudo {err.action} {where}: {os_reason(err)}. Se detuvo ahí y {err.outcome}: cuando "
@@ -87,11 +93,7 @@ def print_final(line):
         print(line, flush=True)
         return 0
     except OSError as err:
-        # Lo que quedó en el búfer iría a parar de nuevo a la salida cerrada al terminar el proceso.
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+        _silence_stdout()
         with contextlib.suppress(OSError, ValueError):
             print(
                 f"La tarea terminó, pero no se pudo mostrar su última línea: {os_reason(err)}. El punto "
@@ -100,3 +102,12 @@ def print_final(line):
                 flush=True,
             )
         return 1
+
+
+def _silence_stdout():
+    """Tras un error de la salida estándar: lo que quedó en su búfer iría a parar de nuevo a la salida
+    rota al terminar el proceso (y Python lo mostraría en inglés); se manda a /dev/null."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)

@@ -244,12 +244,7 @@ def describe(err, sdk, model):
     if status == 404:
         return f"{_not_found(sdk, model, tag, message)} {resume_hint()}"
     if status == 429:
-        asked = err.response.headers.get("retry-after")
-        wait = f", la API pide esperar {asked} s" if asked else ""
-        return (
-            f"La API de Anthropic sigue limitando los pedidos ({tag}{wait}){_retried(sdk)}: espera un "
-            f"momento. {resume_hint()}"
-        )
+        return f"La API de Anthropic sigue limitando los pedidos ({tag}){_retried(sdk)}: espera un momento. {resume_hint()}"
     if status >= 500:
         return f"La API de Anthropic tuvo un error del servidor ({tag}){_retried(sdk)}. {resume_hint()}"
     # 400 y afines: reintentar manda lo mismo; retomar solo sirve si algo cambió (clave, modelo…).

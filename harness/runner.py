@@ -88,11 +88,11 @@ def run_agent_process(
     return AgentRun(done.returncode, done.stdout, done.stderr)
 
 
-def start_agent_process(workdir, *, agent, resume=False, env=None, prefix=()):
+def start_agent_process(workdir, *, agent, resume=False, env=None, prefix=(), live=False):
     """Arranca el agente sin esperarlo (para matarlo con una señal real); ``prefix`` antepone un
     comando como ``setpriv …``. Sin búfer en stdout: lo impreso antes de un SIGKILL no se pierde."""
     args, full_env = agent_command(
-        workdir, agent=agent, resume=resume, env={**(env or {}), "PYTHONUNBUFFERED": "1"}
+        workdir, agent=agent, resume=resume, env={**(env or {}), "PYTHONUNBUFFERED": "1"}, live=live
     )
     return subprocess.Popen(
         [*prefix, *args],

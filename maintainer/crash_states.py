@@ -18,8 +18,9 @@ import os
 import tempfile
 from typing import NamedTuple
 
-# Cómo puede quedar un write que no llegó con seguridad: no llegó, llegó entero, a medias, solo ceros.
-WRITE_FATES = ("none", "full", "half", "zeros")
+# Cómo puede quedar un write que no llegó con seguridad: no llegó, entero, cortado a la mitad (el
+# archivo termina ahí), la mitad y el resto en ceros (el tamaño nuevo llegó, los datos no), solo ceros.
+WRITE_FATES = ("none", "full", "prefix", "half", "zeros")
 # Más operaciones en duda que esto a la vez se recorren solo por prefijos (el agente nunca llega).
 MAX_DOUBTFUL = 10
 
@@ -141,8 +142,10 @@ def _apply(ops, k, chosen, initial):
             names[op.other] = names.pop(op.name)
         elif op.kind == "write":
             content = data.setdefault(op.inode, bytearray())
-            kept = {"full": len(op.data), "half": len(op.data) // 2, "zeros": 0}[fate]
-            end = op.offset + len(op.data)
+            kept = {"full": len(op.data), "prefix": len(op.data) // 2, "half": len(op.data) // 2, "zeros": 0}[
+                fate
+            ]
+            end = op.offset + (kept if fate == "prefix" else len(op.data))
             if len(content) < end:
                 content.extend(bytes(end - len(content)))
             content[op.offset : op.offset + kept] = op.data[:kept]

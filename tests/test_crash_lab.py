@@ -13,10 +13,11 @@ import pytest
 
 from harness.crash import KINDS
 from harness.crash_lab import PLAIN_FALLBACK, CrashLab
-from harness.crash_lab.view import BRANCHES, crash_labels
+from harness.crash_lab.view import PREVIEW_LINE
+from harness.crash_lab.words import BRANCHES, crash_labels
+from harness.tools import READ_ONLY
 from maintainer.paths import REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
-from harness.tools import READ_ONLY
 
 TOOL_OF_TURN = {1: "read_notes", 2: "count_words", 3: "write_report"}
 NO_CHECKPOINT = "No se encuentra checkpoint.json; no hay nada desde donde hacer --resume"
@@ -37,7 +38,7 @@ def after_crash(label, variant):
 def after_resume(label, variant):
     """(rama de reconcile, copias del reporte) tras --resume; rama None si no había checkpoint."""
     if not label:
-        return "none", 1  # terminó en su punto B: no hay nada colgando
+        return None, 1  # llegó a [done]: el agente se niega a retomar una tarea terminada
     kind, turn = label.split(":")
     tool = TOOL_OF_TURN[int(turn)]
     if variant == "solo-b":
@@ -63,13 +64,13 @@ CASES = [
 
 @pytest.fixture
 def lab(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # sin _trabajo/agent.py aquí: corre el agente de referencia
-    return CrashLab(workdir="laboratorio")
+    monkeypatch.chdir(tmp_path)
+    return CrashLab(workdir="laboratorio", agent=REFERENCE_AGENT)
 
 
 def test_all_crash_points_are_offered(lab):
-    assert len(lab.point.options) == 1 + 4 * 3
-    texts = [text for text, _ in lab.point.options]
+    assert len(lab.widget.view["options"]) == 1 + 4 * 3
+    texts = [text for _, text, _ in lab.widget.view["options"]]
     assert "turno 3 · ② herramienta ejecutada, registro sin escribir" in texts
     assert texts[0].startswith("sin caída")
 
@@ -78,31 +79,31 @@ def test_all_crash_points_are_offered(lab):
 def test_click_run_then_resume(tmp_path, agent, label, variant):
     # Con el agente de referencia y con el que arma la lección (fixture «agent» de conftest).
     lab = CrashLab(workdir=tmp_path / "laboratorio", agent=agent)
-    lab.variant_picker.value = variant
-    lab.point.value = label
-    lab.run_button.click()
+    lab.click("choose", label, variant)
+    lab.click("run")
 
     run = lab.last
     assert run.run.returncode == (137 if label else 0)
-    assert ("EXIT=137" in lab.log_view.value) == bool(label)
+    assert ("EXIT=137" in lab.widget.view["log"]) == bool(label)
     if label:
         pending, ledger, copies = after_crash(label, variant)
         assert (run.disk.pending or {}).get("name") == pending
         assert len(run.disk.ledger or {}) == ledger
         assert run.disk.report_copies == copies
 
-    lab.resume_button.click()
+    lab.resume()  # la API reanuda siempre (el botón, no: ver test_resume_button_needs_a_checkpoint)
     branch, copies = after_resume(label, variant)
     assert lab.last.branch == branch
     assert lab.last.disk.report_copies == copies
-    assert f"write_report se ejecutó de verdad: <b>{copies} ve" in lab.disk_view.value
-    assert ("⚠" in lab.disk_view.value) == (copies == 2)
+    assert f"write_report se ejecutó de verdad: <b>{copies} ve" in lab.widget.view["disk"]
+    assert ("⚠" in lab.widget.view["disk"]) == (copies == 2)
     if branch:
-        assert BRANCHES[branch][0] in lab.disk_view.value
-        assert BRANCHES[branch][1] in lab.disk_view.value  # el color de la rama
+        assert BRANCHES[branch] in lab.widget.view["disk"]
+    elif label:
+        assert NO_CHECKPOINT in lab.widget.view["status"]
     else:
-        assert NO_CHECKPOINT in lab.status.value
-    assert "Traceback" not in lab.log_view.value
+        assert "no queda nada que retomar" in lab.widget.view["status"]
+    assert "Traceback" not in lab.widget.view["log"]
 
 
 def test_lesson_demo_after_tool_3(lab):
@@ -119,55 +120,110 @@ def test_solo_b_writes_the_report_twice(lab):
     lab.resume()
     assert lab.last.disk.report_copies == 2
     assert "¡write_report se ejecutó 2 veces!" in lab.summary()
-    assert "falla del debate" in lab.disk_view.value
+    assert "falla del debate" in lab.widget.view["disk"]
 
 
 @pytest.mark.parametrize("turn", [1, 2, 3])
 def test_point_a_crash_does_not_exist_in_solo_b(lab, turn):
     lab.choose(label=f"after-save-a:{turn}", variant="solo-b")
-    assert lab.run_button.disabled
-    assert "no existe en solo-b" in lab.point.label
-    assert "no se guarda el punto A" in lab.picture.value
+    view = lab.widget.view
+    assert "no se guarda el punto A" in view["run_blocker"]
+    assert [o for o in view["options"] if o[0] == f"after-save-a:{turn}"][0][2] is False
+    assert f"data-label='after-save-a:{turn}'" not in view["picture"]  # ni un hueco para pulsar
     step = lab.run()  # por la API tampoco se lanza: no hay proceso que muera ahí
     assert step.run is None and not os.path.exists(os.path.join("laboratorio", "checkpoint.json"))
-    lab.variant_picker.value = "dos-puntos"
-    assert not lab.run_button.disabled and lab.point.value == f"after-save-a:{turn}"
+    lab.click("choose", f"after-save-a:{turn}", "dos-puntos")
+    assert lab.widget.view["run_blocker"] == "" and lab.label == f"after-save-a:{turn}"
 
 
-def test_buttons_are_disabled_while_a_process_runs(lab):
-    seen = []
-    lab.resume_button.observe(lambda change: seen.append(change["new"]), names="disabled")
+def test_a_click_on_an_old_screen_is_ignored(lab, tmp_path):
     lab.choose(label="after-save-b:2")
-    lab.run_button.click()
-    assert seen == [True, False]
-    assert not any(b.disabled for b in lab.buttons)
+    ticket = lab.widget.view["ticket"]
+    lab._on_message(lab.widget, {"action": "run", "ticket": ticket}, [])
+    lab._on_message(lab.widget, {"action": "run", "ticket": ticket}, [])  # el segundo clic de un doble clic
+    assert [s.action for s in lab.history] == ["run"]
+
+
+def test_resume_button_needs_a_checkpoint(lab):
+    assert "no hay nada que reanudar" in lab.widget.view["resume_blocker"]
+    lab.click("resume")
+    assert lab.history == []  # el botón apagado no lanza nada
+    lab.choose(label="after-tool:2")
+    lab.click("run")
+    assert lab.widget.view["resume_blocker"] == ""
+    lab.click("resume")
+    assert "llegó a [done]" in lab.widget.view["resume_blocker"]
 
 
 def test_resume_without_checkpoint_shows_the_lesson_line(lab):
-    lab.resume_button.click()
+    lab.resume()
     assert lab.last.run.returncode == 1
-    assert NO_CHECKPOINT in lab.status.value and NO_CHECKPOINT in lab.log_view.value
-    assert "Traceback" not in lab.log_view.value
+    assert NO_CHECKPOINT in lab.widget.view["status"] and NO_CHECKPOINT in lab.widget.view["log"]
+    assert "Traceback" not in lab.widget.view["log"]
 
 
 def test_cut_checkpoint_shows_the_lesson_error(lab):
     lab.choose(label="after-effect-write:3")
     lab.run()
-    lab.cut_button.click()
-    assert "ilegible" in lab.disk_view.value
-    lab.resume_button.click()
-    assert CUT_CHECKPOINT in lab.status.value and "Traceback" not in lab.log_view.value
+    lab.click("cut")
+    assert "ilegible" in lab.widget.view["disk"]
+    assert "[kill]" in lab.widget.view["log"]  # el log del último proceso sigue a la vista
+    lab.click("resume")
+    assert CUT_CHECKPOINT in lab.widget.view["status"] and "Traceback" not in lab.widget.view["log"]
 
 
-def test_reset_clears_only_the_lab_files(lab):
+def test_reset_clears_only_the_lab_files_and_keeps_the_log(lab):
     lab.choose(label="after-tool:2")
     lab.run()
     os.makedirs("laboratorio", exist_ok=True)
     with open(os.path.join("laboratorio", "mis-notas.txt"), "w") as f:
         f.write("no es del laboratorio")
-    lab.reset_button.click()
+    lab.click("reset")
     assert os.listdir("laboratorio") == ["mis-notas.txt"]
     assert "checkpoint.json  no existe" in lab.summary()
+    assert "caída simulada" in lab.widget.view["log"]
+
+
+def test_resume_uses_the_variant_that_made_the_checkpoint(lab):
+    lab.choose(label="after-effect-write:3", variant="solo-b")
+    lab.run()
+    lab.choose(label="after-effect-write:3", variant="dos-puntos")  # la trampa: cambiar entre los dos
+    lab.resume()
+    assert "AGENT_VARIANT=solo-b python agent.py --resume" in lab.summary()
+    assert "falla del debate" in lab.widget.view["disk"]
+    assert "«solo el punto B»" in lab.widget.view["story"]
+    assert lab.widget.view["picture"].count("data-state='absent'") == 3
+
+
+def test_the_picture_is_drawn_from_what_happened(lab):
+    assert "data-state='corrida'" not in lab.widget.view["picture"]  # antes de correr, nada ocurrió
+    lab.choose(label="after-tool:3")
+    lab.run()
+    picture = lab.widget.view["picture"]
+    assert picture.count("data-state='corrida'") == 2 * 4 + 2 and "cl-mark-kill" in picture
+    lab.resume()
+    picture = lab.widget.view["picture"]
+    assert "turno 4" in picture and picture.count("data-state='reanudación'") == 1 + 4
+    assert "reconcile: is_error" in picture
+
+
+def test_another_notebook_on_the_same_folder_is_noticed(lab):
+    lab.choose(label="after-tool:3")
+    lab.run()
+    other = CrashLab(workdir="laboratorio", agent=REFERENCE_AGENT)
+    other.choose(label="after-save-b:1")
+    other.run()
+    lab.resume()
+    assert any("otro notebook" in s.message for s in lab.history)
+
+
+def test_words_are_plural_aware_and_say_not_in_the_ledger(lab):
+    lab.choose(label="after-tool:2")
+    lab.run()
+    assert "1 anotación:" in lab.summary() and "anotación(es)" not in lab.summary()
+    lab.resume()
+    assert "no está en el registro" in lab.summary() and "fallo en el registro ·" not in lab.summary()
+    assert "after-tool:2" not in lab.widget.view["status"]  # la etiqueta cruda no es el texto principal
 
 
 def test_uses_the_notebook_agent_when_there_is_one(tmp_path, monkeypatch):
@@ -175,15 +231,18 @@ def test_uses_the_notebook_agent_when_there_is_one(tmp_path, monkeypatch):
     os.mkdir("_trabajo")
     shutil.copy(REFERENCE_AGENT, os.path.join("_trabajo", "agent.py"))
     lab = CrashLab(workdir=os.path.join("_trabajo", "laboratorio"))
-    assert "agente armado en el notebook (_trabajo/agent.py)" in lab.header.value
+    assert "agente armado en el notebook (_trabajo/agent.py)" in lab.widget.view["header"]
     lab.choose(label="after-effect-write:3")
     lab.run()
     assert lab.resume().branch == "hit"
     assert lab.summary().startswith("Agente: agente armado en el notebook")
 
 
-def test_reference_agent_otherwise(lab):
-    assert "agente de referencia (solutions/agent.py)" in lab.header.value
+def test_without_an_agent_it_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    lab = CrashLab(workdir="laboratorio")
+    lab.click("run")
+    assert "export_agent" in lab.widget.view["status"]
 
 
 def test_summary_is_deterministic_and_has_no_absolute_paths(lab, tmp_path):
@@ -197,10 +256,11 @@ def test_summary_is_deterministic_and_has_no_absolute_paths(lab, tmp_path):
     assert str(tmp_path) not in first and REPO_ROOT not in first
 
 
-def test_display_has_a_stable_plain_text(lab):
-    bundle = lab._repr_mimebundle_()
-    assert bundle["text/plain"] == PLAIN_FALLBACK
-    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == lab.widget.model_id
+def test_display_has_a_static_preview(lab):
+    data, _ = lab._repr_mimebundle_()
+    assert data["text/plain"] == PLAIN_FALLBACK
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == lab.widget.model_id
+    assert "data:image/svg+xml;base64," in data["text/html"] and PREVIEW_LINE in data["text/html"]
 
 
 def test_unknown_choices_are_refused(lab):
@@ -227,8 +287,11 @@ def test_an_agent_that_never_crashes_is_pointed_out(tmp_path, monkeypatch):
     fake.write_text("print('[done] sin puntos de caída')\n", encoding="utf-8")
     lab = CrashLab(workdir="laboratorio", agent=fake)
     lab.choose(label="after-tool:2")
-    lab.run_button.click()
-    assert "la caída after-tool:2 nunca ocurrió" in lab.status.value
+    lab.click("run")
+    assert (
+        "la caída «turno 2 · ② herramienta ejecutada, registro sin escribir» nunca ocurrió"
+        in lab.widget.view["status"]
+    )
 
 
 def test_a_broken_agent_or_workdir_gives_one_line(tmp_path, monkeypatch):
@@ -236,9 +299,9 @@ def test_a_broken_agent_or_workdir_gives_one_line(tmp_path, monkeypatch):
     broken = tmp_path / "roto.py"
     broken.write_text("raise SystemExit('el agente se rompió')\n", encoding="utf-8")
     lab = CrashLab(workdir="laboratorio", agent=broken)
-    lab.resume_button.click()
-    assert "el agente terminó con código 1: el agente se rompió" in lab.status.value
+    lab.resume()
+    assert "el agente terminó con código 1: el agente se rompió" in lab.widget.view["status"]
     (tmp_path / "un_archivo").write_text("no es una carpeta")
-    lab = CrashLab(workdir="un_archivo")
-    lab.run_button.click()
-    assert "No se pudo lanzar el agente" in lab.status.value
+    lab = CrashLab(workdir="un_archivo", agent=broken)
+    lab.click("run")
+    assert "No se pudo lanzar el agente" in lab.widget.view["status"]

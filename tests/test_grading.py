@@ -5,10 +5,13 @@ entregas se arman desde las fuentes: la versión repartida con las celdas de res
 """
 
 import csv
-import json
+import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import time
 
 import nbformat
 import pytest
@@ -16,11 +19,14 @@ from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
-from solutions.grading.sample_class import CLASS, NIVEL_1, NIVEL_2, SOURCE, cells_by_id, submit
+from solutions.grading.sample_class import CLASS, HONEST, NIVEL_2, SOURCE, cells_by_id, submit
 
-# Para el estudiante que entra en un bucle infinito: que la celda se corte pronto. La celda más lenta
-# de estos notebooks tarda alrededor de 1 s (medido con nbclient); la configuración del curso deja 30.
-SHORT_TIMEOUT = 8
+LESSON = "leccion_6_puntos_de_control.ipynb"
+MAX_SCORE = 20
+
+# Para el estudiante que entra en un bucle infinito: que la celda se corte pronto. Mientras nbgrader
+# califica, ninguna celda corre nada pesado (las comprobaciones van fuera del kernel).
+SHORT_TIMEOUT = 5
 
 
 @pytest.fixture(scope="module")
@@ -65,16 +71,26 @@ def test_unanswered_cells_are_tagged_raises_exception(course):
             assert raised == ("raises-exception" in cell.metadata.get("tags", [])), cell.source
 
 
+def test_hidden_test_cells_do_not_import_harness():
+    """Las pruebas ocultas no buscan la verdad en harness: solo sacan la respuesta como JSON."""
+    for name in EXERCISES:
+        for cell in nbformat.read(os.path.join(SOURCE, f"{name}.ipynb"), 4).cells:
+            hidden = cell.source.partition("### BEGIN HIDDEN TESTS")[2]
+            assert "harness" not in hidden, cell.source
+
+
 # —— nbgrader validate ——
 
 
 def validate(course_dir, folder, *flags):
-    """``nbgrader validate`` de los dos ejercicios de ``folder``, sobre copias: lo que los notebooks
-    crean al ejecutarse queda en la carpeta temporal. Una sola llamada: nbgrader tarda en arrancar."""
+    """``nbgrader validate`` de los dos ejercicios de ``folder``, sobre copias junto a la lección (el
+    Nivel 2 arma su agente desde ella): lo que los notebooks crean queda en la carpeta temporal."""
+    target = os.path.join(course_dir, "validar", os.path.basename(folder))
+    os.makedirs(target, exist_ok=True)
+    shutil.copyfile(os.path.join(NOTEBOOKS, LESSON), os.path.join(target, LESSON))
     copies = []
     for name in EXERCISES:
-        copies.append(os.path.join(course_dir, "validar", os.path.basename(folder), f"{name}.ipynb"))
-        os.makedirs(os.path.dirname(copies[-1]), exist_ok=True)
+        copies.append(os.path.join(target, f"{name}.ipynb"))
         shutil.copyfile(os.path.join(folder, f"{name}.ipynb"), copies[-1])
     done = nbgrader(course_dir, "validate", *copies, *flags, check=False)
     return done.stdout + done.stderr
@@ -92,84 +108,99 @@ def test_released_notebooks_fail_every_test_until_answered(course):
     assert out.count("Success! The notebook does not pass any tests.") == len(EXERCISES), out
 
 
-# —— Una clase de muestra, de las entregas a grades.csv ——
-
-# Puntos automáticos esperados por estudiante y notebook (de 7 y 6: el resto se califica a mano).
-EXPECTED = {
-    "correcta": {NIVEL_1: 7, NIVEL_2: 6},
-    "equivocada": {NIVEL_1: 4, NIVEL_2: 3},
-    "en_blanco": {NIVEL_1: 0, NIVEL_2: 0},
-    "lanza": {NIVEL_1: 5, NIVEL_2: 3},
-    "bucle": {NIVEL_1: 5, NIVEL_2: 6},
-    "edita_prueba": {NIVEL_1: 5, NIVEL_2: 3},
-}
-MANUAL = {NIVEL_1: {"explicacion": 3}, NIVEL_2: {"explicacion_error": 4}}
-MAX_SCORE = 20
+def test_released_level_2_shows_the_incident():
+    """La salida guardada del Nivel 2 muestra la anotación null, el falso acierto y el reporte ausente."""
+    cells = cells_by_id(os.path.join(NOTEBOOKS, f"{NIVEL_2}.ipynb"))
+    shown = "".join(o.get("text", "") for o in cells["incidente"].outputs)
+    assert '"result": null' in shown
+    assert "acierto en el registro, reutilizando resultado, sin volver a ejecutar" in shown
+    assert shown.rstrip().endswith("report.txt: no existe")
 
 
-def notebook_scores(course_dir):
+# —— Una clase adversaria, de las entregas a grades.csv ——
+
+
+def digest(*roots, skip=()):
+    """Un resumen de cada archivo bajo ``roots`` (salvo ``skip``): si algo cambia, cambia."""
+    found = hashlib.sha256()
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in skip and d != "__pycache__")
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                found.update(path.encode())
+                with open(path, "rb") as f:
+                    found.update(f.read())
+    return found.hexdigest()
+
+
+def course_digest(course_dir):
+    return digest(os.path.join(course_dir, "submitted"), os.path.join(course_dir, "release"))
+
+
+def repo_digest():
+    return digest(os.path.join(REPO_ROOT, "solutions"), os.path.join(REPO_ROOT, "harness"))
+
+
+@pytest.fixture(scope="module")
+def graded(course):
+    """La clase adversaria entregada y calificada una vez con el comando de quien dicta el curso."""
+    course_dir, released = course
+    submit(course_dir, released, CLASS)
+    before = course_digest(course_dir), repo_digest()
+    done = subprocess.run(
+        [sys.executable, "-m", "solutions.grading.grade_class", str(course_dir), f"--tiempo={SHORT_TIMEOUT}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    return course_dir, done, before
+
+
+def test_adversarial_class_gets_honest_scores(graded):
+    course_dir, done, _ = graded
+    assert done.returncode == 0, done.stderr[-3000:]
     with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
-        return {
+        scores = {
             student: {
                 name: gb.find_submission_notebook(name, ASSIGNMENT, student).score for name in EXERCISES
             }
             for student in CLASS
         }
-
-
-def grade_by_hand(course_dir, student):
-    """Lo que hace quien dicta el curso en el formgrader: poner los puntos de las respuestas escritas."""
-    with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
-        for name, cells in MANUAL.items():
-            for grade_id, points in cells.items():
-                gb.find_grade(grade_id, name, ASSIGNMENT, student).manual_score = points
-        gb.db.commit()
-
-
-def exported(course_dir):
-    nbgrader(course_dir, "export")
+    assert scores == HONEST
     with open(os.path.join(course_dir, "grades.csv"), encoding="utf-8") as f:
-        return {row["student_id"]: row for row in csv.DictReader(f)}
-
-
-@pytest.fixture(scope="module")
-def graded(course):
-    """La clase de muestra entregada y calificada una vez (autograde es lo que más tarda)."""
-    course_dir, released = course
-    submit(course_dir, released, CLASS)
-    done = nbgrader(course_dir, "autograde", ASSIGNMENT, f"--Execute.timeout={SHORT_TIMEOUT}", check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return course_dir
-
-
-def test_sample_class_gets_its_honest_scores(graded):
-    course_dir = graded  # la carpeta del curso, ya calificada
-    assert notebook_scores(course_dir) == EXPECTED
-    grades = exported(course_dir)
-    for student, scores in EXPECTED.items():
-        assert float(grades[student]["score"]) == sum(scores.values()), student
+        grades = {row["student_id"]: row for row in csv.DictReader(f)}
+    for student, by_notebook in HONEST.items():
+        assert float(grades[student]["score"]) == sum(by_notebook.values()), student
         assert float(grades[student]["max_score"]) == MAX_SCORE
 
-    grade_by_hand(course_dir, "correcta")
-    assert float(exported(course_dir)["correcta"]["score"]) == MAX_SCORE
 
-    nbgrader(course_dir, "generate_feedback", ASSIGNMENT)
-    for student in CLASS:
-        for name in EXERCISES:
-            page = os.path.join(course_dir, "feedback", student, ASSIGNMENT, f"{name}.html")
-            assert os.path.exists(page), page
-
-
-def test_edited_and_deleted_test_cells_are_restored(graded):
-    """Las celdas de prueba editadas o borradas volvieron desde la base de nbgrader."""
-    folder = os.path.join(graded, "autograded", "edita_prueba", ASSIGNMENT)
-    cells = cells_by_id(os.path.join(folder, f"{NIVEL_1}.ipynb"))
-    assert "### BEGIN HIDDEN TESTS" in cells["prueba_momento_2"].source
-    assert "prueba_momento_3" in cells
-    assert "prueba_script" in cells_by_id(os.path.join(folder, f"{NIVEL_2}.ipynb"))
+def test_grading_leaves_repository_and_course_unchanged(graded):
+    course_dir, _, before = graded
+    time.sleep(3)  # lo que una entrega hubiera dejado corriendo ya habría actuado
+    assert (course_digest(course_dir), repo_digest()) == before
+    with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
+        assert gb.find_student("escapa")
 
 
-def test_a_looping_cell_is_cut_and_reported(graded):
-    notebook = os.path.join(graded, "autograded", "bucle", ASSIGNMENT, f"{NIVEL_1}.ipynb")
-    outputs = cells_by_id(notebook)["momento_3"].outputs
-    assert [o.ename for o in outputs if o.output_type == "error"], json.dumps(outputs)[:500]
+def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):
+    """Un notebook que no es JSON: el comando sale con 1 y nombra a quien no pudo calificar."""
+    course_dir, released = course
+    folder = tmp_path / "curso"
+    shutil.copytree(os.path.join(course_dir, "release"), folder / "release")
+    shutil.copyfile(os.path.join(course_dir, "gradebook.db"), folder / "gradebook.db")
+    for name in EXERCISES:
+        (folder / "submitted" / "roto" / ASSIGNMENT).mkdir(parents=True, exist_ok=True)
+        (folder / "submitted" / "roto" / ASSIGNMENT / f"{name}.ipynb").write_text(
+            "{no es json", encoding="utf-8"
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "solutions.grading.grade_class", str(folder)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    assert done.returncode == 1
+    assert "NO SE PUDO CALIFICAR a roto" in done.stderr

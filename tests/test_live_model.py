@@ -669,13 +669,6 @@ def test_a_long_retry_after_is_capped(tmp_path, live_env, monkeypatch):
     assert live_env.statuses == [200, 429, 200, 200, 200]
 
 
-def test_the_429_line_says_how_long_the_api_asked_to_wait(tmp_path, live_env, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_MAX_RETRIES", "0")
-    live_env.fail(429, after=1, headers={"retry-after": "120"})
-    line = assert_failed_at_turn_1(tmp_path, run_main(tmp_path, "--live"))
-    assert "429" in line and "esperar 120 s" in line
-
-
 def test_a_base_url_ending_in_v1_is_blamed_not_the_model(tmp_path, live_env, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", live_env.base_url + "/v1")
     run = run_main(tmp_path, "--live")
@@ -692,7 +685,7 @@ def test_a_404_naming_the_model_blames_the_model(tmp_path, live_env):
     assert "ANTHROPIC_MODEL" in line and "claude-sonnet" in line
 
 
-@pytest.mark.parametrize("bad", ["\r", "\n", " ", "\t", "\x00", "ñ"])
+@pytest.mark.parametrize("bad", ["\r", "\n", " ", "\t", "\x1b", "ñ"])
 def test_a_malformed_key_is_refused_before_any_request(bad, tmp_path, live_env, monkeypatch):
     for key in (TEST_KEY + bad, bad + TEST_KEY, TEST_KEY[:10] + bad + TEST_KEY[10:]):
         monkeypatch.setenv("ANTHROPIC_API_KEY", key)

@@ -207,13 +207,14 @@ def run(resume):
     workflow_id, previous = _workflow_id(resume)
     if not resume:
         fresh_files()
-    launch(executor_id=workflow_id)  # al arrancar, el motor retoma los flujos pendientes de este id
+    # Un executor_id propio de esta corrida: el arranque del motor no recupera nada por su cuenta en
+    # segundo plano (lo haría al cabo de un segundo, desde su cola interna); lo retoma este hilo, abajo.
+    launch(executor_id=f"{workflow_id}-{'reanudar' if resume else 'nueva'}")
     try:
         if resume:
             if DBOS.get_workflow_status(workflow_id) is None:
                 raise HarnessError(f"La base no tiene el flujo {workflow_id}; no hay nada que reanudar")
-            return DBOS.retrieve_workflow(workflow_id).get_result()
-        if previous:
+        elif previous:
             DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
         with SetWorkflowID(workflow_id):
             return run_task(TASK)

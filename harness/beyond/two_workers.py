@@ -44,7 +44,11 @@ def _expect(worker, start):
 def _wait_for_mark(prefix, workdir):
     deadline = time.monotonic() + SAFETY_TIMEOUT
     while time.monotonic() < deadline:
-        marks = [m for m in os.listdir(os.path.join(workdir, MARKS_DIR)) if m.startswith(prefix)]
+        marks = [
+            m
+            for m in os.listdir(os.path.join(workdir, MARKS_DIR))
+            if m.startswith(prefix) and not m.endswith(".tmp")
+        ]
         if marks:
             return marks[0]
         time.sleep(0.02)

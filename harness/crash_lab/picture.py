@@ -21,7 +21,7 @@ from harness.crash_lab.timeline import (
 )
 from harness.crash_lab.words import BRANCH_SHORT, describe_label, exists_in, split_label
 
-_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 118, 46, 30, 68, 58, 8
+_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 128, 46, 28, 82, 58, 8
 WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
 
 # (clase, símbolo y palabra) de cada estado de una caja.
@@ -55,7 +55,7 @@ STYLE = (
     ".cl-svg .cl-arrow{fill:var(--cl-fg)}"
     ".cl-svg .cl-gap rect{fill:transparent}.cl-svg .cl-gap{cursor:pointer}"
     ".cl-svg .cl-gap:hover rect,.cl-svg .cl-gap:focus rect{fill:var(--cl-kill);fill-opacity:.18}"
-    ".cl-svg .cl-gap:focus{outline:none}"
+    ".cl-svg .cl-gap:focus{outline:none}.cl-svg .cl-mark-kill,.cl-svg .cl-mark-next{pointer-events:none}"
     "</style>"
 )
 
@@ -145,13 +145,13 @@ def turn_svg(timeline, chosen, chosen_variant):
                     f"<text class='cl-arrow' x='{_gap_x(step)}' y='{y + _BOX_H / 2 + 4}' "
                     "text-anchor='middle' font-size='13'>→</text>"
                 )
-    parts += [_gap_target(t.number, s, chosen_variant) for t in turns for s in range(len(STEP_KINDS))]
     if timeline.crash:
         parts.append(_marker(*timeline.crash, planned=False))
     if chosen and exists_in(chosen, chosen_variant):
         kind, turn = split_label(chosen)
         if timeline.crash != (turn, STEP_KINDS.index(kind)):
             parts.append(_marker(turn, STEP_KINDS.index(kind), planned=True))
+    parts += [_gap_target(t.number, s, chosen_variant) for t in turns for s in range(len(STEP_KINDS))]
     height = _TOP + len(turns) * _ROW_H
     title = "Qué pasó en cada turno" if timeline.ran else "Los turnos de la corrida, todavía sin correr"
     return (

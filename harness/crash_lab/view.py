@@ -5,10 +5,11 @@ determinista: nada de rutas absolutas, horas ni marcas de tiempo. Los colores so
 tema de JupyterLab (claro u oscuro), con valores de reserva fuera de JupyterLab.
 """
 
+import base64
 import html
 from typing import NamedTuple
 
-from harness.crash_lab.picture import LEGEND, turn_svg
+from harness.crash_lab.picture import LEGEND, WIDTH, turn_svg
 from harness.crash_lab.words import ACTIONS, BRANCHES, VARIANTS, describe_label, plural, times
 from harness.disk_state import DiskState
 
@@ -100,11 +101,11 @@ def status_html(step):
 
 
 def history_line(step):
-    """Una línea de la historia: el número del paso, qué se pulsó y qué pasó."""
+    """Una línea de la historia (su número lo pone la lista): qué se pulsó y qué pasó."""
     what = ACTIONS[step.action]
     if step.action == "run":
         what += f" · {describe_label(step.label)} · {VARIANTS[step.variant]}"
-    return f"{step.number}. {what} → {step.message}"
+    return f"{what} → {step.message}"
 
 
 def history_html(steps):
@@ -149,5 +150,14 @@ def preview_html(timeline, chosen, variant):
     ejecutar la celda (GitHub, nbviewer o un notebook sin correr muestran esto)."""
     return (
         f"<div class='cl-preview'><p><b>Laboratorio de caídas</b> · {html.escape(PREVIEW_LINE)}</p>"
-        f"{turn_svg(timeline, chosen, variant)}<p>{html.escape(LEGEND)}</p></div>"
+        f"<img alt='{html.escape(LEGEND)}' src='{_svg_image(turn_svg(timeline, chosen, variant))}'/>"
+        f"<p>{html.escape(LEGEND)}</p></div>"
     )
+
+
+def _svg_image(svg):
+    """El SVG como imagen (data:), con fondo claro propio: un notebook sin confianza limpia el SVG en
+    línea del HTML guardado, pero deja una imagen; y una imagen no ve el tema de la página."""
+    svg = svg.replace("role='img'>", "role='img'><rect width='100%' height='100%' fill='#ffffff'/>", 1)
+    svg = svg.replace("width='100%' style=", f"width='{WIDTH}' style=", 1)
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")

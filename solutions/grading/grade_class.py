@@ -1,6 +1,6 @@
 """Calificar una clase entera de la Lección 6, en paralelo y aislada: el comando de quien dicta el curso.
 
-    python -m solutions.grading.grade_class CARPETA_DEL_CURSO [--procesos N] [--sin-aislamiento]
+    python -m solutions.grading.grade_class CARPETA_DEL_CURSO [--procesos N] [--tiempo S] [--sin-aislamiento]
 
 La carpeta del curso tiene ``submitted/<estudiante>/leccion_6/*.ipynb``. El comando deja su
 ``nbgrader_config.py`` (una línea que carga el del repositorio), registra la tarea si hace falta
@@ -29,7 +29,7 @@ def students(course_dir):
     return sorted(s for s in os.listdir(root) if os.path.isdir(os.path.join(root, s, ASSIGNMENT)))
 
 
-def autograde_one(course_dir, student, scratch):
+def autograde_one(course_dir, student, scratch, timeout):
     """``nbgrader autograde`` de un estudiante contra una copia de la base; (estudiante, copia, falla)."""
     db = os.path.join(scratch, f"{student}.db")
     shutil.copyfile(os.path.join(course_dir, "gradebook.db"), db)
@@ -40,6 +40,7 @@ def autograde_one(course_dir, student, scratch):
         f"--student={student}",
         "--force",
         f"--CourseDirectory.db_url=sqlite:///{db}",
+        f"--Execute.timeout={timeout}",
         check=False,
     )
     folder = os.path.join(course_dir, "autograded", student, ASSIGNMENT)
@@ -67,13 +68,13 @@ def merge(course_dir, student, db):
         dst.db.commit()
 
 
-def grade_class(course_dir, processes):
+def grade_class(course_dir, processes, timeout=30):
     course_config(course_dir)
     if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
         nbgrader(course_dir, "generate_assignment", ASSIGNMENT, "--force")
     failed = []
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(processes) as pool:
-        jobs = [pool.submit(autograde_one, course_dir, s, scratch) for s in students(course_dir)]
+        jobs = [pool.submit(autograde_one, course_dir, s, scratch, timeout) for s in students(course_dir)]
         for job in jobs:
             student, db, problem = job.result()
             if problem:
@@ -91,6 +92,7 @@ def main(argv=None):
     parser.add_argument(
         "--sin-aislamiento", action="store_true", help="calificar sin bubblewrap (solo si confías en todas)"
     )
+    parser.add_argument("--tiempo", type=int, default=30, help="segundos por celda antes de cortarla")
     args = parser.parse_args(argv)
     if args.sin_aislamiento:
         os.environ[sandbox.UNSANDBOXED_ENV] = "1"
@@ -99,7 +101,7 @@ def main(argv=None):
     except sandbox.SandboxMissingError as err:
         print(err, file=sys.stderr)
         return 2
-    failed = grade_class(os.path.abspath(args.carpeta), max(1, args.procesos))
+    failed = grade_class(os.path.abspath(args.carpeta), max(1, args.procesos), args.tiempo)
     for student, problem in failed:
         print(f"NO SE PUDO CALIFICAR a {student}: {problem}", file=sys.stderr)
     print(f"grades.csv escrito en {args.carpeta}" + (f"; {len(failed)} sin calificar" if failed else ""))

@@ -35,35 +35,129 @@ def _prod_order_script():
     )
 
 
+# Una «corrección» que escribe el marcador, atrapa la caída simulada y lo borra: pasa con una
+# excepción en el mismo proceso; con SIGKILL de verdad deja result null en disco.
+CATCHING_FIX = """import json
+
+
+def run_tool_uses_fixed(content):
+    results = []
+    for block in tool_uses(content):
+        save_effect(block["id"], {"name": block["name"], "result": None, "at": now_ms()})
+        try:
+            output = run_tool(block["name"], block["input"])
+        except BaseException:
+            with open("effects.json", encoding="utf-8") as f:
+                ledger = json.load(f)
+            ledger.pop(block["id"], None)
+            with open("effects.json", "w", encoding="utf-8") as f:
+                json.dump(ledger, f)
+            raise
+        save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
+        results.append(tool_result(block["id"], output))
+    return results"""
+
+# Un script que no corre nada: escribe a mano lo que la comprobación mira.
+FORGED_SCRIPT = """%%writefile _trabajo/nivel_2/reproducir_orden.py
+import json
+import os
+import sys
+
+if os.environ["ORDER"] == "prod":
+    json.dump({"toolu_03": {"name": "write_report", "result": None, "at": 1}}, open("effects.json", "w"))
+    if os.environ.get("CRASH_AFTER"):
+        print("[kill] caída simulada")
+        sys.exit(137)
+else:
+    open("report.txt", "w").write("# Reporte de ventas\\n")
+    if os.environ.get("CRASH_AFTER"):
+        sys.exit(137)
+    json.dump({"toolu_03": {"name": "write_report", "result": "ok", "at": 1}}, open("effects.json", "w"))
+"""
+
+# Cambia cómo corren las celdas siguientes (las de prueba incluidas): toda excepción se traga.
+HIJACK = """prediction[1] = {}
+get_ipython().showtraceback = lambda *args, **kwargs: None
+get_ipython().set_custom_exc((BaseException,), lambda *args, **kwargs: None)"""
+
+
+# Un objeto que dice ser igual a cualquier cosa.
+LIAR = """class Anything(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+prediction[2] = {key: Anything("x") for key in ("pending_tool_use", "tool_result_in_messages",
+    "ledger_has_entry", "reconcile_branch", "report_exists_after_crash", "report_copies_after_resume")}"""
+
+# Desde el kernel: cambiar la base de notas y borrar el agente de referencia, ahora y después.
+ESCAPE = (
+    """import glob
+import os
+import subprocess
+
+import harness
+
+here = os.getcwd()
+course = here.split(os.sep + "autograded" + os.sep)[0]
+subprocess.Popen(["sh", "-c", f"sleep 2; echo roto > {course}/gradebook.db"], start_new_session=True)
+repo = os.path.dirname(os.path.dirname(harness.__file__))
+for path in (os.path.join(repo, "solutions", "agent.py"), os.path.join(course, "gradebook.db")):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+"""
+    + "\n"
+    + "prediction[1] = {}"
+)
+
+# Una corrección correcta que además avisa por stderr.
+NOISY_FIX = solution(NIVEL_2, "corregida").replace(
+    "    results = []",
+    '    import sys\n\n    print("aviso: corriendo", file=sys.stderr)\n    results = []',
+    1,
+)
+
 # estudiante: {notebook: {grade_id: nueva fuente, o None para borrar la celda}}; None = en blanco.
 CLASS = {
     "correcta": {name: {} for name in EXERCISES},
+    "en_blanco": None,
     "equivocada": {
         NIVEL_1: {
-            "momento_2": solution(NIVEL_1, "momento_2")
-            .replace('"ledger_has_entry": False', '"ledger_has_entry": True')
-            .replace('"is_error"', '"hit"'),
-            "distinguibles": 'prediction["distinguishable"] = True',
+            "momento_2": solution(NIVEL_1, "momento_2").replace(
+                '"report_copies_after_resume": 2', '"report_copies_after_resume": 1'
+            )
         },
         NIVEL_2: {"script": _prod_order_script()},
     },
-    "en_blanco": None,
-    "lanza": {
-        NIVEL_1: {"momento_2": 'raise ValueError("no sé")'},
-        NIVEL_2: {"corregida": 'def run_tool_uses_fixed(content):\n    raise RuntimeError("todavía no")'},
+    "secuestra_kernel": {NIVEL_1: {"momento_1": HIJACK}, NIVEL_2: {}},
+    "objeto_mentiroso": {NIVEL_1: {"momento_2": LIAR}, NIVEL_2: {}},
+    "atrapa_la_caida": {NIVEL_1: {}, NIVEL_2: {"corregida": CATCHING_FIX}},
+    "script_falso": {NIVEL_1: {}, NIVEL_2: {"script": FORGED_SCRIPT}},
+    "escapa": {NIVEL_1: {"momento_1": ESCAPE}, NIVEL_2: {}},
+    "borra_celdas": {
+        NIVEL_1: {"preparacion": None, "momento_3": None, "prueba_momento_3": None},
+        NIVEL_2: {"produccion": None},
     },
+    "avisa_por_stderr": {NIVEL_1: {}, NIVEL_2: {"corregida": NOISY_FIX}},
     "bucle": {NIVEL_1: {"momento_3": "while True:\n    pass"}, NIVEL_2: {}},
-    "edita_prueba": {
-        NIVEL_1: {
-            "momento_2": solution(NIVEL_1, "momento_2").replace('"is_error"', '"hit"'),
-            "prueba_momento_2": "assert True",
-            "prueba_momento_3": None,
-        },
-        NIVEL_2: {
-            "script": "%%writefile _trabajo/nivel_2/reproducir_orden.py\nprint('nada')",
-            "prueba_script": None,
-        },
-    },
+}
+# Puntos automáticos que daría quien califica con honestidad (Nivel 1 de 7, Nivel 2 de 6).
+HONEST = {
+    "correcta": {NIVEL_1: 7, NIVEL_2: 6},
+    "en_blanco": {NIVEL_1: 0, NIVEL_2: 0},
+    "equivocada": {NIVEL_1: 5, NIVEL_2: 3},
+    "secuestra_kernel": {NIVEL_1: 5, NIVEL_2: 6},
+    "objeto_mentiroso": {NIVEL_1: 5, NIVEL_2: 6},
+    "atrapa_la_caida": {NIVEL_1: 7, NIVEL_2: 3},
+    "script_falso": {NIVEL_1: 7, NIVEL_2: 3},
+    "escapa": {NIVEL_1: 5, NIVEL_2: 6},
+    "borra_celdas": {NIVEL_1: 5, NIVEL_2: 6},
+    "avisa_por_stderr": {NIVEL_1: 7, NIVEL_2: 6},
+    "bucle": {NIVEL_1: 5, NIVEL_2: 6},
 }
 
 

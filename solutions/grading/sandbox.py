@@ -58,6 +58,8 @@ def prefix(writable, readable=()):
         args += ["--ro-bind", path, path]
     args += ["--bind", writable, writable, "--chdir", writable]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
+    # Dentro, el padre del kernel es el init del aislamiento (pid 1): que ipykernel no lo vigile.
+    args += ["--unsetenv", "JPY_PARENT_PID"]
     return [*args, "--"]
 
 
@@ -65,6 +67,9 @@ class SandboxKernelManager(AsyncKernelManager):
     """El kernel de cada entrega, dentro del aislamiento: escribe solo en la carpeta del notebook."""
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
+        # Una señal al proceso de bwrap no llega al kernel: la interrupción de una celda que no termina
+        # va como mensaje, y ipykernel se la manda a sí mismo.
+        self.kernel_spec.interrupt_mode = "message"
         cwd = kw.get("cwd") or os.getcwd()
         kernel_cmd = [*prefix(cwd, readable=[self.connection_file]), *kernel_cmd]
         await super()._async_launch_kernel(kernel_cmd, **kw)

@@ -1,0 +1,65 @@
+"""El agente sobre DBOS, muerto de verdad (código 137) en cada punto de caída y retomado en otro proceso."""
+
+import os
+
+import pytest
+
+from harness.beyond import dbos_agent
+from harness.runner import run_agent_process
+from harness.tools import report_copies
+
+AGENT = dbos_agent.__file__
+KINDS = ("after-save-a", "after-tool", "after-effect-write", "after-save-b")
+EVERY_POINT = [f"{kind}:{n}" for n in (1, 2, 3) for kind in KINDS]
+# Qué hace el motor con el paso que la caída dejó abierto (BRANCH_MARKERS del agente).
+EXPECTED = {
+    "after-save-a": "rerun",
+    "after-tool": "rerun",
+    "after-effect-write": "hit",
+    "after-save-b": "hit",
+}
+
+
+def branch(stdout):
+    return next((b for b, marker in dbos_agent.BRANCH_MARKERS.items() if marker in stdout), None)
+
+
+def crash_and_resume(workdir, label, variant):
+    crashed = run_agent_process(workdir, agent=AGENT, crash_after=label, variant=variant, env={})
+    assert crashed.returncode == 137, crashed.stderr
+    assert f"[kill] caída simulada en {label}" in crashed.stdout
+    resumed = run_agent_process(workdir, agent=AGENT, resume=True, variant=variant)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "[done] Reporte escrito en report.txt, tarea completa." in resumed.stdout
+    return resumed, report_copies(os.path.join(workdir, "report.txt"))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_at_least_once_write_report(tmp_path, kind):
+    """Sin clave, la ventana ② del tercer turno deja dos copias: el motor re-ejecuta el paso."""
+    resumed, copies = crash_and_resume(tmp_path, f"{kind}:3", "al-menos-una-vez")
+    assert branch(resumed.stdout) == EXPECTED[kind]
+    assert copies == (2 if kind == "after-tool" else 1)
+
+
+@pytest.mark.parametrize("label", EVERY_POINT)
+def test_idempotent_write_report_one_copy_after_every_point(tmp_path, label):
+    resumed, copies = crash_and_resume(tmp_path, label, "idempotente")
+    assert branch(resumed.stdout) == EXPECTED[label.split(":")[0]]
+    assert copies == 1
+
+
+def test_fresh_run_and_resume_of_a_finished_flow(tmp_path):
+    done = run_agent_process(tmp_path, agent=AGENT)
+    assert done.returncode == 0 and report_copies(os.path.join(tmp_path, "report.txt")) == 1
+    again = run_agent_process(tmp_path, agent=AGENT, resume=True)
+    assert again.returncode == 0 and "ya había terminado" in again.stdout
+    assert report_copies(os.path.join(tmp_path, "report.txt")) == 1
+
+
+def test_resume_without_a_flow_is_one_clear_line(tmp_path):
+    run = run_agent_process(tmp_path, agent=AGENT, resume=True)
+    assert run.returncode == 1
+    assert (
+        run.stderr.strip() == "No se encuentra dbos-flujo.txt; no hay ningún flujo desde donde hacer --resume"
+    )
