@@ -82,7 +82,8 @@ class Server:
         self.base, self.token, self.root = base, token, root
 
     def url(self, app, name):
-        return f"{self.base}{APPS[app].format(name)}?token={self.token}"
+        # «reset»: JupyterLab no reabre lo que dejó abierto una página anterior del mismo servidor.
+        return f"{self.base}{APPS[app].format(name)}?reset&token={self.token}"
 
     def wait_for_idle_kernel(self):
         """El indicador de la página dice «idle» antes de que exista el kernel: se pregunta al servidor."""

@@ -318,11 +318,11 @@ def test_the_readme_commands_work_verbatim_with_the_system_python(copy_of_repo, 
             ["bash", "-c", open_lesson], cwd=copy, env=env, stdout=log, stderr=log, start_new_session=True
         )
     try:
-        base, opened, token = wait_for_server(server, server_log)
+        root, base, token = wait_for_server(server, server_log)
         status = json.loads(fetch(f"{base}/api/status?token={token}"))
-        # La URL que abre el navegador lleva a la lección, y el servidor la entrega como notebook.
-        lesson = json.loads(fetch(f"{base}/api/contents/{opened}?token={token}"))
-        assert "started" in status and opened.endswith("leccion_6_puntos_de_control.ipynb")
+        # Sirve la carpeta de la lección, y la entrega como notebook (lo que ve quien la abre).
+        lesson = json.loads(fetch(f"{base}/api/contents/leccion_6_puntos_de_control.ipynb?token={token}"))
+        assert "started" in status and Path(root) == copy / "notebooks"
         assert lesson["type"] == "notebook" and lesson["content"]["cells"]
     finally:
         if server.poll() is None:
@@ -342,12 +342,14 @@ def test_the_readme_commands_work_verbatim_with_the_system_python(copy_of_repo, 
 
 
 def wait_for_server(server, log, limit_s=900):
-    """(dirección, notebook abierto, token) de la URL que JupyterLab escribe al arrancar. El límite solo corta un cuelgue:
-    instalar desde PyPI tarda lo que tarde."""
+    """(carpeta que sirve, dirección, token) que JupyterLab escribe al arrancar. El límite solo corta
+    un cuelgue: instalar desde PyPI tarda lo que tarde."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         match = re.search(
-            r"(http://(?:localhost|127\.0\.0\.1):\d+)/lab/tree/(\S+)\?token=(\w+)", log.read_text("utf-8")
+            r"local directory: (\S+)\n.*?(http://(?:localhost|127\.0\.0\.1):\d+)/lab\?token=(\w+)",
+            log.read_text("utf-8"),
+            re.DOTALL,
         )
         if match:
             return match.groups()

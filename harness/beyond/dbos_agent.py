@@ -116,10 +116,6 @@ class _Replay:
             where = f"[resume][dbos] paso {self.steps} tool_use_id={self.last_tool['id']} "
             print(f"{where}name={self.last_tool['name']} {BRANCH_MARKERS['hit']}, sin volver a ejecutar")
 
-    def finish(self):
-        if not self.told:
-            print(f"[resume] flujo {DBOS.workflow_id}: ya había terminado; su resultado está en la base")
-
 
 @DBOS.workflow()
 def run_task(task):
@@ -145,7 +141,6 @@ def run_task(task):
         messages.append({"role": "assistant", "content": response["content"]})
         messages.append({"role": "user", "content": results})
         response = _ask(replay, messages, turns)
-    replay.finish()
     return "".join(b.get("text", "") for b in response["content"] if b["type"] == "text")
 
 
@@ -207,14 +202,16 @@ def run(resume):
     workflow_id, previous = _workflow_id(resume)
     if not resume:
         fresh_files()
-    # Un executor_id propio de esta corrida: el arranque del motor no recupera nada por su cuenta en
-    # segundo plano (lo haría al cabo de un segundo, desde su cola interna); lo retoma este hilo, abajo.
-    launch(executor_id=f"{workflow_id}-{'reanudar' if resume else 'nueva'}")
+    launch(executor_id=workflow_id)  # al arrancar, el motor retoma los flujos pendientes de este id
     try:
         if resume:
-            if DBOS.get_workflow_status(workflow_id) is None:
+            status = DBOS.get_workflow_status(workflow_id)
+            if status is None:
                 raise HarnessError(f"La base no tiene el flujo {workflow_id}; no hay nada que reanudar")
-        elif previous:
+            if status.status == "SUCCESS":
+                print(f"[resume] flujo {workflow_id}: ya había terminado; su resultado está en la base")
+            return DBOS.retrieve_workflow(workflow_id).get_result()
+        if previous:
             DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
         with SetWorkflowID(workflow_id):
             return run_task(TASK)

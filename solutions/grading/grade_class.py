@@ -12,6 +12,7 @@ código 1: nunca queda un 0 silencioso.
 """
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -20,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nbgrader.api import Gradebook
 
-from solutions.grading import sandbox
+from solutions.grading import sandbox, truth
 from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, nbgrader
 
 
@@ -74,6 +75,10 @@ def grade_class(course_dir, processes, timeout=30):
         nbgrader(course_dir, "generate_assignment", ASSIGNMENT, "--force")
     failed = []
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(processes) as pool:
+        measured = os.path.join(scratch, "verdad.json")
+        with open(measured, "w", encoding="utf-8") as f:
+            json.dump(truth.measured(), f)  # una medición para toda la clase, no una por proceso
+        os.environ[truth.TRUTH_FILE_ENV] = measured
         jobs = [pool.submit(autograde_one, course_dir, s, scratch, timeout) for s in students(course_dir)]
         for job in jobs:
             student, db, problem = job.result()

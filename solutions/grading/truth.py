@@ -5,6 +5,7 @@ leyendo el disco y reanudando. Se mide una vez por proceso de calificación y se
 """
 
 import functools
+import json
 import os
 import tempfile
 
@@ -22,6 +23,8 @@ MOMENTS = {
 }
 # ① y ② de la lección: el turno 3, el de write_report.
 LESSON_1_AND_2 = ("after-save-a:3", "after-tool:3")
+# Una clase en paralelo mide una vez: grade_class guarda la medición en este archivo para cada proceso.
+TRUTH_FILE_ENV = "LECCION6_VERDAD"
 # Cómo nombra cada rama su línea de log al reanudar.
 BRANCH_WORDS = ("acierto en el registro", "volviendo a ejecutar", "agregando is_error")
 NO_PENDING = "sin llamada colgante"
@@ -69,6 +72,9 @@ def files_after(workdir, label):
 @functools.lru_cache(maxsize=1)
 def measured():
     """{«momento_n»: lo observado, «same_after_1_and_2»: {archivo: ¿igual tras ① y ②?}}."""
+    if os.environ.get(TRUTH_FILE_ENV):
+        with open(os.environ[TRUTH_FILE_ENV], encoding="utf-8") as f:
+            return json.load(f)
     with tempfile.TemporaryDirectory() as root:
         truth = {f"momento_{n}": observe(_fresh(root, f"m{n}"), n) for n in MOMENTS}
         first, second = (
