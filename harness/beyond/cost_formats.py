@@ -8,7 +8,7 @@ herramienta devuelve las notas de ventas):
 - ``jsonl``: un registro que solo crece (JSON lines): punto A, efecto y punto B son una línea cada
   uno, con fsync por línea. Cada turno escribe lo mismo, O(1).
 - ``dbos``: el motor con su SQLite: el turno son dos pasos (modelo y herramienta), y el motor anota
-  la salida de cada uno. Corre en un proceso aparte (el motor es uno por proceso).
+  la salida de cada uno.
 
 Los bytes son los que el proceso entrega al sistema operativo (``wchar`` de ``/proc/self/io``, así
 que solo en Linux): la misma vara para los tres formatos, páginas de SQLite y su diario incluidos.
@@ -98,29 +98,7 @@ def measure_jsonl(turns, workdir):
 
 
 def measure_dbos(turns, workdir):
-    """El motor con su SQLite, en un proceso aparte: [(segundos, bytes)] por turno."""
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.beyond.cost_formats", str(turns), os.fspath(workdir)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode:
-        raise HarnessError(f"La medición de DBOS falló: {done.stderr.strip().splitlines()[-1:]}")
-    return [tuple(row) for row in json.loads(done.stdout)]
-
-
-MEASURES = {"json": measure_json, "jsonl": measure_jsonl, "dbos": measure_dbos}
-
-
-def measure(fmt, turns, workdir):
-    """[(segundos, bytes)] por turno del formato ``fmt`` en ``workdir`` (que se crea si falta)."""
-    os.makedirs(workdir, exist_ok=True)
-    return MEASURES[fmt](turns, workdir)
-
-
-def _dbos_child(turns, workdir):
-    """Dentro del proceso aparte: una tarea de ``turns`` turnos como flujo, medida turno a turno."""
+    """El motor con su SQLite: la tarea de ``turns`` turnos como flujo, medida turno a turno."""
     from dbos import DBOS
 
     @DBOS.step()
@@ -143,10 +121,27 @@ def _dbos_child(turns, workdir):
     )
     DBOS.launch()
     try:
-        print(json.dumps(task(turns)))
+        return task(turns)
     finally:
         DBOS.destroy()
 
 
+MEASURES = {"json": measure_json, "jsonl": measure_jsonl, "dbos": measure_dbos}
+
+
+def measure(fmt, turns, workdir):
+    """[(segundos, bytes)] por turno del formato ``fmt`` en ``workdir`` (que se crea si falta).
+
+    Cada medición corre en un proceso aparte: ``wchar`` cuenta todo lo que el proceso escribe (un
+    kernel de Jupyter escribe en sus sockets a la vez), y el motor es uno por proceso."""
+    os.makedirs(workdir, exist_ok=True)
+    args = [sys.executable, "-m", "harness.beyond.cost_formats", fmt, str(turns), os.fspath(workdir)]
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise HarnessError(f"La medición de {fmt} falló: {done.stderr.strip().splitlines()[-1:]}")
+    return [tuple(row) for row in json.loads(done.stdout)]
+
+
 if __name__ == "__main__":
-    _dbos_child(int(sys.argv[1]), sys.argv[2])
+    fmt, turns, workdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    print(json.dumps(MEASURES[fmt](turns, workdir)))
