@@ -1,12 +1,13 @@
 """Mide cuánto tarda calificar una entrega de la Lección 6, y lo compara con un notebook trivial.
 
-    python benchmarks/grading_speed.py [--students 4] [--procesos N]
+    python benchmarks/grading_speed.py [--students 11] [--procesos N] [--solo-correctas]
 
-Arma en carpetas temporales (1) la clase adversaria de las pruebas más ``--students`` entregas correctas,
-calificada con ``python -m solutions.grading.grade_class`` (aislada, en paralelo), y (2) la misma
-cantidad de entregas de un notebook de una sola celda (``answer = 1``, una prueba) con
-``nbgrader autograde``; imprime el tiempo total, el de cada entrega y el cociente entre los dos.
-Con ``--students 89`` la clase es de 100 entregas: el tiempo total es el de una clase de 100.
+Arma en carpetas temporales (1) una clase de ``--students`` entregas de la Lección 6 (la clase
+adversaria de las pruebas y, hasta completar, entregas correctas) y (2) la misma cantidad de
+entregas de un notebook de una sola celda (``answer = 1``, una prueba). Las dos pasan por el mismo
+camino: ``grade_class``, con la misma configuración de nbgrader, el mismo aislamiento y los mismos
+procesos. Imprime el tiempo total, el de cada entrega y el cociente entre los dos. Con
+``--solo-correctas`` la clase de la Lección 6 no trae la adversaria (ni su bucle de 5 s).
 """
 
 import argparse
@@ -21,28 +22,13 @@ from nbformat.v4 import new_code_cell, new_notebook
 # Se corre como script desde la raíz: solutions/ no está instalado, así que se agrega el repositorio.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from grading_class import TIMEOUT, lesson_class  # noqa: E402
+
 from solutions.grading.grade_class import grade_class  # noqa: E402
-from solutions.grading.release import generate, nbgrader  # noqa: E402
-from solutions.grading.sample_class import CLASS, NIVEL_1, NIVEL_2, submit  # noqa: E402
+from solutions.grading.release import course_config, nbgrader  # noqa: E402
+from solutions.grading.sample_class import CLASS  # noqa: E402
 
-TIMEOUT = 5  # el de la prueba de punta a punta: corta pronto el bucle infinito de la clase adversaria
-
-
-def timed_autograde(course_dir, assignment, *flags):
-    start = time.perf_counter()
-    nbgrader(course_dir, "autograde", assignment, *flags)
-    return time.perf_counter() - start
-
-
-def lesson_class(course_dir, extra, processes):
-    released = generate(course_dir)
-    students = {**CLASS, **{f"extra_{i}": {NIVEL_1: {}, NIVEL_2: {}} for i in range(extra)}}
-    submit(course_dir, released, students)
-    start = time.perf_counter()
-    failed = grade_class(course_dir, processes, TIMEOUT)
-    if failed:
-        raise SystemExit(f"no se pudo calificar a {', '.join(s for s, _ in failed)}")
-    return len(students), time.perf_counter() - start
+TRIVIAL = "trivial"
 
 
 def trivial_cell(grade_id, text, **flags):
@@ -50,10 +36,11 @@ def trivial_cell(grade_id, text, **flags):
     return new_code_cell(text, metadata={"nbgrader": meta})
 
 
-def trivial_class(course_dir, students):
-    """Un curso de nbgrader sin nada de la lección: una celda de respuesta y una de prueba."""
-    source = os.path.join(course_dir, "source", "trivial")
-    os.makedirs(source)
+def trivial_class(course_dir, students, processes):
+    """Un notebook sin nada de la lección (una celda de respuesta y una de prueba), calificado por el
+    mismo camino que la lección: solo cambian de dónde salen la fuente y lo repartido."""
+    source = os.path.join(course_dir, "fuentes")
+    os.makedirs(os.path.join(source, TRIVIAL))
     nb = new_notebook(
         cells=[
             trivial_cell("respuesta", "answer = 1", grade=False, solution=True),
@@ -61,32 +48,44 @@ def trivial_class(course_dir, students):
         ],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
     )
-    nbformat.write(nb, os.path.join(source, "trivial.ipynb"))
-    nbgrader(course_dir, "generate_assignment", "trivial")
+    nbformat.write(nb, os.path.join(source, TRIVIAL, f"{TRIVIAL}.ipynb"))
+    course_config(course_dir)
+    nbgrader(course_dir, "generate_assignment", TRIVIAL, f"--CourseDirectory.source_directory={source}")
     for i in range(students):
-        folder = os.path.join(course_dir, "submitted", f"e{i}", "trivial")
+        folder = os.path.join(course_dir, "submitted", f"e{i}", TRIVIAL)
         os.makedirs(folder)
-        nbformat.write(nb, os.path.join(folder, "trivial.ipynb"))
-    return students, timed_autograde(course_dir, "trivial")
+        nbformat.write(nb, os.path.join(folder, f"{TRIVIAL}.ipynb"))
+    overrides = {
+        "CourseDirectory": {"source_directory": source},
+        "RestoreStructure": {"released_directory": os.path.join(course_dir, "release", TRIVIAL)},
+    }
+    start = time.perf_counter()
+    failed = grade_class(course_dir, processes, TIMEOUT, TRIVIAL, (TRIVIAL,), overrides)
+    if failed:
+        raise SystemExit(f"no se pudo calificar el notebook trivial de {', '.join(s for s, _ in failed)}")
+    return students, time.perf_counter() - start
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--students", type=int, default=4, help="entregas correctas además de la clase de muestra"
-    )
+    parser.add_argument("--students", type=int, default=len(CLASS), help="entregas de cada clase")
     parser.add_argument("--procesos", type=int, default=os.cpu_count(), help="entregas a la vez")
+    parser.add_argument("--solo-correctas", action="store_true", help="sin la clase adversaria")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as lesson, tempfile.TemporaryDirectory() as trivial:
-        n_lesson, t_lesson = lesson_class(lesson, args.students, args.procesos)
-        n_trivial, t_trivial = trivial_class(trivial, n_lesson)
+        n_trivial, t_trivial = trivial_class(trivial, args.students, args.procesos)
+        n_lesson, t_lesson, _ = lesson_class(lesson, args.students, args.procesos, not args.solo_correctas)
+    rows = (
+        (
+            f"Lección 6 (2 notebooks, {'correctas' if args.solo_correctas else 'clase adversaria'})",
+            n_lesson,
+            t_lesson,
+        ),
+        ("notebook trivial (1 celda + 1 prueba)", n_trivial, t_trivial),
+    )
     print(f"{'qué':<44} {'entregas':>8} {'total':>8} {'por entrega':>12}")
-    print(
-        f"{'Lección 6 (2 notebooks, clase adversaria)':<44} {n_lesson:>8} {t_lesson:7.1f}s {t_lesson / n_lesson:11.1f}s"
-    )
-    print(
-        f"{'notebook trivial (1 celda + 1 prueba)':<44} {n_trivial:>8} {t_trivial:7.1f}s {t_trivial / n_trivial:11.1f}s"
-    )
+    for what, n, t in rows:
+        print(f"{what:<44} {n:>8} {t:7.1f}s {t / n:11.2f}s")
     print(f"cociente por entrega: {(t_lesson / n_lesson) / (t_trivial / n_trivial):.2f}×")
 
 

@@ -38,9 +38,15 @@ LEAKS = (
     "Permission denied",
 )
 MAX_RECOVERY_RUNS = 8
-# Sin .pyc nuevos ni hash al azar: dos corridas iguales hacen las mismas llamadas al sistema, y la
+# Sin hash al azar y sin .pyc (un caché vacío que no se llena: cada import lee su .py, haya escrito
+# quien sea los __pycache__ del árbol): dos corridas iguales hacen las mismas llamadas al sistema, y la
 # enésima llamada grabada es la misma enésima llamada de la corrida con la falla.
-STABLE_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+STABLE_ENV = {
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONPYCACHEPREFIX": os.path.join(tempfile.gettempdir(), "fallas-sin-pyc"),
+    "PYTHONUNBUFFERED": "1",
+}
 
 
 class Scenario(NamedTuple):

@@ -8,6 +8,7 @@ import csv
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,15 @@ from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
-from solutions.grading.sample_class import CLASS, HONEST, NIVEL_2, SOURCE, cells_by_id, submit
+from solutions.grading.sample_class import (
+    CLASS,
+    ESCAPE_PORT_ENV,
+    HONEST,
+    NIVEL_2,
+    SOURCE,
+    cells_by_id,
+    submit,
+)
 
 LESSON = "leccion_6_puntos_de_control.ipynb"
 MAX_SCORE = 20
@@ -144,22 +153,37 @@ def repo_digest():
 
 @pytest.fixture(scope="module")
 def graded(course):
-    """La clase adversaria entregada y calificada una vez con el comando de quien dicta el curso."""
+    """La clase adversaria entregada y calificada una vez con el comando de quien dicta el curso. Un
+    puerto de 127.0.0.1 escucha mientras tanto: la entrega que escapa intenta conectarse a él."""
     course_dir, released = course
     submit(course_dir, released, CLASS)
     before = course_digest(course_dir), repo_digest()
-    done = subprocess.run(
-        [sys.executable, "-m", "solutions.grading.grade_class", str(course_dir), f"--tiempo={SHORT_TIMEOUT}"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-    )
-    return course_dir, done, before
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.setblocking(False)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "solutions.grading.grade_class",
+                str(course_dir),
+                f"--tiempo={SHORT_TIMEOUT}",
+            ],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env={**os.environ, ESCAPE_PORT_ENV: str(listener.getsockname()[1])},
+        )
+        try:
+            listener.accept()
+            reached = True
+        except BlockingIOError:
+            reached = False
+    return course_dir, done, before, reached
 
 
 def test_adversarial_class_gets_honest_scores(graded):
-    course_dir, done, _ = graded
+    course_dir, done, _, _ = graded
     assert done.returncode == 0, done.stderr[-3000:]
     with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
         scores = {
@@ -177,11 +201,35 @@ def test_adversarial_class_gets_honest_scores(graded):
 
 
 def test_grading_leaves_repository_and_course_unchanged(graded):
-    course_dir, _, before = graded
+    course_dir, _, before, _ = graded
     time.sleep(3)  # lo que una entrega hubiera dejado corriendo ya habría actuado
     assert (course_digest(course_dir), repo_digest()) == before
     with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
         assert gb.find_student("escapa")
+
+
+def test_a_submission_has_no_network(graded):
+    """Sin red dentro del aislamiento: la conexión de la entrega que escapa nunca llegó al puerto."""
+    _, done, _, reached = graded
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not reached
+
+
+def timed_out_cells(course_dir, student):
+    """Cuántas celdas de ``student`` cortó el tiempo límite, según sus notebooks ejecutados."""
+    folder = os.path.join(course_dir, "autograded", student, ASSIGNMENT)
+    return sum(
+        any(o.output_type == "error" and o.ename == "CellTimeoutError" for o in cell.get("outputs", []))
+        for name in EXERCISES
+        for cell in nbformat.read(os.path.join(folder, f"{name}.ipynb"), 4).cells
+    )
+
+
+def test_a_looping_submission_costs_one_timeout(graded):
+    """El bucle infinito de una respuesta corta una sola celda: las de prueba no vuelven a correrlo."""
+    course_dir, done, _, _ = graded
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert {s: timed_out_cells(course_dir, s) for s in CLASS} == {s: int(s == "bucle") for s in CLASS}
 
 
 def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):

@@ -4,88 +4,119 @@
 
 La carpeta del curso tiene ``submitted/<estudiante>/leccion_6/*.ipynb``. El comando deja su
 ``nbgrader_config.py`` (una línea que carga el del repositorio), registra la tarea si hace falta
-(``generate_assignment``), corre ``nbgrader autograde`` de cada estudiante en paralelo (uno por
-núcleo), cada uno contra su propia copia de ``gradebook.db``, y después pasa las notas a la base
-del curso de a una, así que la base queda consistente. Al final ``nbgrader export`` escribe
-``grades.csv``. Un estudiante que no se pudo calificar se nombra en una línea y el comando sale con
-código 1: nunca queda un 0 silencioso.
+(``generate_assignment``) y reparte las entregas entre procesos (uno por núcleo). Cada proceso carga
+nbgrader una sola vez y corre el ``autograde`` de cada entrega que le toca, con la misma
+configuración que ``nbgrader autograde``, contra su propia copia de ``gradebook.db``; después las
+notas pasan a la base del curso de a una, así que la base queda consistente. Al final ``nbgrader
+export`` escribe ``grades.csv``. Un estudiante que no se pudo calificar se nombra en una línea y el
+comando sale con código 1: nunca queda un 0 silencioso.
 """
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 
 from nbgrader.api import Gradebook
+from nbgrader.converters import Autograde
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.utils import capture_log
+from traitlets.config import Config, PyFileConfigLoader
 
 from solutions.grading import sandbox, truth
 from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, nbgrader
 
+# Lo que cada proceso de calificación arma una vez: su configuración y su copia de la base.
+_worker = {}
 
-def students(course_dir):
+
+def students(course_dir, assignment=ASSIGNMENT):
     root = os.path.join(course_dir, "submitted")
-    return sorted(s for s in os.listdir(root) if os.path.isdir(os.path.join(root, s, ASSIGNMENT)))
+    return sorted(s for s in os.listdir(root) if os.path.isdir(os.path.join(root, s, assignment)))
 
 
-def autograde_one(course_dir, student, scratch, timeout):
-    """``nbgrader autograde`` de un estudiante contra una copia de la base; (estudiante, copia, falla)."""
-    db = os.path.join(scratch, f"{student}.db")
+def _start_worker(course_dir, scratch, timeout, overrides):
+    """Una vez por proceso: la configuración del curso (la de ``nbgrader autograde``) y su base."""
+    db = os.path.join(scratch, f"proceso_{os.getpid()}.db")
     shutil.copyfile(os.path.join(course_dir, "gradebook.db"), db)
-    done = nbgrader(
-        course_dir,
-        "autograde",
-        ASSIGNMENT,
-        f"--student={student}",
-        "--force",
-        f"--CourseDirectory.db_url=sqlite:///{db}",
-        f"--Execute.timeout={timeout}",
-        check=False,
+    config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
+    config.merge(
+        Config(
+            {
+                "CourseDirectory": {"root": course_dir, "db_url": f"sqlite:///{db}"},
+                "Execute": {"timeout": timeout},
+                "JudgeAnswers": {"timeout": timeout},
+            }
+        )
     )
-    folder = os.path.join(course_dir, "autograded", student, ASSIGNMENT)
-    missing = [n for n in EXERCISES if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
-    if done.returncode != 0 or missing:
-        errors = [line for line in done.stderr.splitlines() if "ERROR" in line or "Error" in line]
-        return student, db, (errors[-1] if errors else f"sin notebook calificado: {', '.join(missing)}")
-    return student, db, None
+    config.merge(Config(overrides))
+    os.chdir(course_dir)
+    _worker.update(config=config, db=db, course_dir=course_dir)
 
 
-def merge(course_dir, student, db):
-    """Pasa las notas automáticas de ``student`` de su copia a la base del curso."""
+def _autograde(assignment, student, notebooks):
+    """El ``autograde`` de una entrega en este proceso; (estudiante, base, problema o None)."""
+    config = _worker["config"]
+    coursedir = CourseDirectory(config=config, assignment_id=assignment, student_id=student)
+    app = Autograde(coursedir=coursedir, config=config)
+    app.force, app.create_student = True, True
+    done = capture_log(app)
+    folder = os.path.join(_worker["course_dir"], "autograded", student, assignment)
+    missing = [n for n in notebooks if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
+    if done["success"] and not missing:
+        return student, _worker["db"], None
+    errors = [line for line in done.get("log", "").splitlines() if line.startswith("[ERROR]")]
+    problem = errors[-1].removeprefix("[ERROR] ") if errors else f"sin notebook calificado: {missing}"
+    return student, _worker["db"], problem
+
+
+def merge(course_dir, assignment, student, db):
+    """Pasa las notas automáticas de ``student`` de la base de un proceso a la base del curso."""
     with Gradebook(f"sqlite:///{db}") as src, Gradebook(f"sqlite:///{course_dir}/gradebook.db") as dst:
-        submission = src.find_submission(ASSIGNMENT, student)
+        submission = src.find_submission(assignment, student)
         dst.update_or_create_student(student)
-        dst.update_or_create_submission(ASSIGNMENT, student, timestamp=submission.timestamp)
+        dst.update_or_create_submission(assignment, student, timestamp=submission.timestamp)
         for notebook in submission.notebooks:
             for grade in notebook.grades:
-                target = dst.find_grade(grade.name, notebook.name, ASSIGNMENT, student)
+                target = dst.find_grade(grade.name, notebook.name, assignment, student)
                 target.auto_score, target.needs_manual_grade = grade.auto_score, grade.needs_manual_grade
             for comment in notebook.comments:
                 dst.find_comment(
-                    comment.name, notebook.name, ASSIGNMENT, student
+                    comment.name, notebook.name, assignment, student
                 ).auto_comment = comment.auto_comment
         dst.db.commit()
 
 
-def grade_class(course_dir, processes, timeout=30):
+def grade_class(
+    course_dir, processes, timeout=30, assignment=ASSIGNMENT, notebooks=EXERCISES, overrides=None
+):
+    """Califica cada entrega de ``assignment`` en ``processes`` procesos; [(estudiante, problema)]."""
     course_config(course_dir)
     if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
-        nbgrader(course_dir, "generate_assignment", ASSIGNMENT, "--force")
+        nbgrader(course_dir, "generate_assignment", assignment, "--force")
+    sandbox.required()
     failed = []
-    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(processes) as pool:
+    # Las bases de cada proceso son copias de trabajo: en memoria (/dev/shm), sus commits no esperan
+    # al disco. Si algo falla se descartan; la del curso solo recibe las notas de a una, al final.
+    with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as scratch:
         measured = os.path.join(scratch, "verdad.json")
         with open(measured, "w", encoding="utf-8") as f:
-            json.dump(truth.measured(), f)  # una medición para toda la clase, no una por proceso
+            json.dump(truth.measured(), f)  # una medición para toda la clase, no una por entrega
         os.environ[truth.TRUTH_FILE_ENV] = measured
-        jobs = [pool.submit(autograde_one, course_dir, s, scratch, timeout) for s in students(course_dir)]
-        for job in jobs:
-            student, db, problem = job.result()
+        # fork: cada proceso hereda lo ya importado; la base de cada uno es suya hasta el final.
+        context = multiprocessing.get_context("fork")
+        init = (course_dir, scratch, timeout, overrides or {})
+        with context.Pool(processes, initializer=_start_worker, initargs=init, maxtasksperchild=None) as pool:
+            jobs = [(assignment, s, notebooks) for s in students(course_dir, assignment)]
+            results = pool.starmap(_autograde, jobs, chunksize=1)
+        for student, db, problem in results:
             if problem:
                 failed.append((student, problem))
             else:
-                merge(course_dir, student, db)
+                merge(course_dir, assignment, student, db)
     nbgrader(course_dir, "export")
     return failed
 

@@ -21,7 +21,6 @@ from solutions.grading import sandbox, truth
 
 ANSWER_MARK = "@@respuesta@@"
 TOOL_USE_ID = "toolu_03"
-TIMEOUT = 20  # red de seguridad: cada corrida tarda menos de un segundo; un bucle cuesta una sola
 
 
 class AnswerError(Exception):
@@ -63,8 +62,10 @@ def check_prediction(item, answer):
 # —— Nivel 2 ——
 
 
-def runner(scratch):
-    """Corre código de la persona en una carpeta nueva de ``scratch``, aislada, y lo mata donde se pida."""
+def runner(scratch, timeout):
+    """Corre código de la persona en una carpeta nueva de ``scratch``, aislada, y lo mata donde se pida.
+    Cada corrida tarda menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas)
+    termina la comprobación: un bucle cuesta un solo corte."""
     count = [0]
 
     def run(**kwargs):
@@ -77,10 +78,10 @@ def runner(scratch):
             with open(kwargs["script"], "w", encoding="utf-8") as f:
                 f.write(kwargs.pop("script_text"))
         done = run_and_kill(
-            workdir, agent=REFERENCE_AGENT, prefix=sandbox.prefix(workdir), timeout=TIMEOUT, **kwargs
+            workdir, agent=REFERENCE_AGENT, prefix=sandbox.prefix(workdir), timeout=timeout, **kwargs
         )
         if done.timed_out:
-            raise AnswerError(f"no terminó en {TIMEOUT} s (¿un bucle?)")
+            raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
         return done, read_disk_state(workdir)
 
     return run
@@ -90,12 +91,12 @@ def _entry(state):
     return state.entries.get(TOOL_USE_ID)
 
 
-def check_function(source, scratch):
+def check_function(source, scratch, timeout):
     """``run_tool_uses_fixed`` bajo SIGKILL real: sin caída, al volver la herramienta, al escribir el
     registro, con una herramienta que falla y con dos tool_use en un turno."""
     if source.lstrip().startswith("%"):
         raise AnswerError("la celda de la función no puede empezar con una orden mágica de IPython")
-    run = runner(scratch)
+    run = runner(scratch, timeout)
     done, state = run(stop_at=None, source=source, content=WRITE_REPORT_CALL)
     entry = _entry(state)
     if done.returncode != 0:
@@ -138,10 +139,10 @@ def script_text(cell_source):
     return rest
 
 
-def check_script(cell_source, scratch):
+def check_script(cell_source, scratch, timeout):
     """El script, en procesos aislados: muere con SIGKILL en su propio crash_point, y sus avisos (con
     el valor al azar de cada corrida) prueban que corrió el registro y la herramienta de verdad."""
-    text, run = script_text(cell_source), runner(scratch)
+    text, run = script_text(cell_source), runner(scratch, timeout)
     for order, label in (("prod", "after-effect-write:1"), ("fixed", "after-tool:1")):
         env = {"ORDER": order, "CRASH_AFTER": label}
         done, state = run(stop_at="caida", script_text=text, env=env)
@@ -178,10 +179,10 @@ def check_script(cell_source, scratch):
 # celda de prueba; «source»: el texto de la celda de respuesta.
 CHECKS = {
     "ejercicio_nivel_1": {
-        "prueba_momento_1": ("json", lambda a, _: check_prediction("momento_1", a)),
-        "prueba_momento_2": ("json", lambda a, _: check_prediction("momento_2", a)),
-        "prueba_momento_3": ("json", lambda a, _: check_prediction("momento_3", a)),
-        "prueba_iguales": ("json", lambda a, _: check_prediction("same_after_1_and_2", a)),
+        "prueba_momento_1": ("json", lambda a, *_: check_prediction("momento_1", a)),
+        "prueba_momento_2": ("json", lambda a, *_: check_prediction("momento_2", a)),
+        "prueba_momento_3": ("json", lambda a, *_: check_prediction("momento_3", a)),
+        "prueba_iguales": ("json", lambda a, *_: check_prediction("same_after_1_and_2", a)),
     },
     "ejercicio_nivel_2": {
         "prueba_corregida": ("source:corregida", check_function),

@@ -43,6 +43,9 @@ c.ClearSolutions.text_stub = "ESCRIBE AQUÍ TU RESPUESTA"
 # Una celda que no termina (un bucle infinito) se interrumpe y cuenta como error; la calificación de
 # la clase sigue. Las celdas de prueba no vuelven a correr código de la entrega: un bucle cuesta uno.
 c.Execute.timeout = 30
+c.JudgeAnswers.timeout = 30  # el código del Nivel 2 corre fuera del kernel con el mismo corte
+# Al terminar, el kernel (y su aislamiento) se mata sin esperar un cierre ordenado: nada que guardar.
+c.Execute.shutdown_kernel = "immediate"
 # La entrega se rearma sobre el notebook repartido (RestoreStructure): no hace falta agregar celdas.
 c.OverwriteCells.add_missing_cells = False
 # Cada kernel corre aislado (sandbox.py); sin aislamiento, calificar se detiene con un mensaje claro.

@@ -11,10 +11,12 @@
 
 import copy
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer, Unicode
 
 from maintainer.paths import NOTEBOOKS
 from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
@@ -25,8 +27,11 @@ def _grade_id(cell):
 
 
 class RestoreStructure(NbGraderPreprocessor):
+    released_directory = Unicode(NOTEBOOKS, help="dónde están los notebooks repartidos").tag(config=True)
+
     def preprocess(self, nb, resources):
-        released = nbformat.read(os.path.join(NOTEBOOKS, f"{resources['nbgrader']['notebook']}.ipynb"), 4)
+        name = f"{resources['nbgrader']['notebook']}.ipynb"
+        released = nbformat.read(os.path.join(self.released_directory, name), 4)
         known_ids = {cell.get("id") for cell in released.cells}
         answers, extras, anchor = {}, {}, None
         for cell in nb.cells:
@@ -65,20 +70,27 @@ def printed_answer(cell):
 
 
 class JudgeAnswers(NbGraderPreprocessor):
+    timeout = Integer(30, help="segundos por corrida del código de la entrega").tag(config=True)
+
     def preprocess(self, nb, resources):
         checks = CHECKS.get(resources["nbgrader"]["notebook"], {})
         folder = resources["metadata"]["path"]
         sources = {_grade_id(c): c.source for c in nb.cells if _grade_id(c)}
-        for cell in nb.cells:
-            if _grade_id(cell) not in checks:
-                continue
-            kind, check = checks[_grade_id(cell)]
-            scratch = os.path.join(folder, "_trabajo", "calificacion", _grade_id(cell))
-            try:
-                answer = printed_answer(cell) if kind == "json" else sources[kind.split(":")[1]]
-                check(answer, scratch)
-                problem = None
-            except AnswerError as wrong:
-                problem = str(wrong)
-            cell.outputs = verdict(cell, problem)
+        judged = [cell for cell in nb.cells if _grade_id(cell) in checks]
+        # Cada comprobación corre sus propios procesos en su carpeta: van a la vez, no una tras otra.
+        with ThreadPoolExecutor(max(1, len(judged))) as pool:
+            problems = pool.map(lambda cell: self.judge(cell, checks, sources, folder), judged)
+            for cell, problem in zip(judged, problems, strict=True):
+                cell.outputs = verdict(cell, problem)
         return nb, resources
+
+    def judge(self, cell, checks, sources, folder):
+        """El problema de la respuesta que comprueba ``cell``, o None si pasa."""
+        kind, check = checks[_grade_id(cell)]
+        scratch = os.path.join(folder, "_trabajo", "calificacion", _grade_id(cell))
+        try:
+            answer = printed_answer(cell) if kind == "json" else sources[kind.split(":")[1]]
+            check(answer, scratch, self.timeout)
+        except AnswerError as wrong:
+            return str(wrong)
+        return None

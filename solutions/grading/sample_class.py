@@ -92,10 +92,15 @@ LIAR = """class Anything(str):
 prediction[2] = {key: Anything("x") for key in ("pending_tool_use", "tool_result_in_messages",
     "ledger_has_entry", "reconcile_branch", "report_exists_after_crash", "report_copies_after_resume")}"""
 
-# Desde el kernel: cambiar la base de notas y borrar el agente de referencia, ahora y después.
+# La prueba escucha en este puerto de 127.0.0.1: una conexión desde una entrega sería red fuera del
+# aislamiento.
+ESCAPE_PORT_ENV = "LECCION6_PUERTO_DE_PRUEBA"
+# Desde el kernel: cambiar la base de notas, borrar el agente de referencia (ahora y después) y
+# conectarse por red a la máquina.
 ESCAPE = (
     """import glob
 import os
+import socket
 import subprocess
 
 import harness
@@ -109,7 +114,12 @@ for path in (os.path.join(repo, "solutions", "agent.py"), os.path.join(course, "
         os.remove(path)
     except OSError:
         pass
-"""
+try:
+    port = int(os.environ.get("{ESCAPE_PORT_ENV}", "9"))
+    socket.create_connection(("127.0.0.1", port), timeout=2).sendall(b"fuera")
+except OSError:
+    pass
+""".replace("{ESCAPE_PORT_ENV}", ESCAPE_PORT_ENV)
     + "\n"
     + "prediction[1] = {}"
 )

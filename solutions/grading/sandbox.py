@@ -3,7 +3,8 @@
 Dentro, todo el sistema de archivos se ve de solo lectura (el repositorio, la carpeta del curso,
 ``gradebook.db``); solo se puede escribir en la carpeta de esa entrega y en un /tmp propio que
 desaparece. Con ``--unshare-pid`` y ``--die-with-parent``, todo proceso que la entrega arranque
-(aunque se separe con setsid) muere con ella. Sin bwrap, calificar se detiene con un mensaje claro,
+(aunque se separe con setsid) muere con ella. Con ``--unshare-net`` no hay red (ni la de la máquina
+ni la de 127.0.0.1): el kernel habla con nbgrader por sockets de Unix en una carpeta propia. Sin bwrap, calificar se detiene con un mensaje claro,
 salvo que quien califica pida explícitamente calificar sin aislamiento.
 """
 
@@ -11,6 +12,7 @@ import functools
 import os
 import shutil
 import subprocess
+import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
 
@@ -28,7 +30,19 @@ def available():
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return False
-    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "true"]
+    probe = [
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-pid",
+        "--unshare-net",
+    ]
+    probe.append("true")
     return subprocess.run(probe, capture_output=True).returncode == 0
 
 
@@ -46,16 +60,18 @@ def required():
     )
 
 
-def prefix(writable, readable=()):
-    """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible; () si
-    quien califica pidió no aislar."""
+def prefix(writable, readable=(), sockets=None):
+    """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (y
+    ``sockets``, la de los sockets del kernel); () si quien califica pidió no aislar."""
     if not required():
         return []
     writable = os.path.abspath(writable)
-    args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-pid", "--new-session"]
+    args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-pid", "--unshare-net", "--new-session"]
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in readable:  # lo que vive en /tmp y hace falta leer (el archivo de conexión del kernel)
         args += ["--ro-bind", path, path]
+    if sockets:
+        args += ["--bind", sockets, sockets]
     args += ["--bind", writable, writable, "--chdir", writable]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
     # Dentro, el padre del kernel es el init del aislamiento (pid 1): que ipykernel no lo vigile.
@@ -64,12 +80,27 @@ def prefix(writable, readable=()):
 
 
 class SandboxKernelManager(AsyncKernelManager):
-    """El kernel de cada entrega, dentro del aislamiento: escribe solo en la carpeta del notebook."""
+    """El kernel de cada entrega, dentro del aislamiento: escribe solo en la carpeta del notebook y no
+    tiene red. Habla con nbgrader por sockets de Unix (transporte «ipc») en una carpeta temporal que
+    se ve igual dentro y fuera: sin red, 127.0.0.1 de adentro no es el de afuera."""
+
+    _sockets = None
+
+    async def _async_pre_start_kernel(self, **kw):
+        if required():
+            self._sockets = tempfile.mkdtemp(prefix="kernel-aislado-")
+            self.transport, self.ip = "ipc", os.path.join(self._sockets, "canal")
+        return await super()._async_pre_start_kernel(**kw)
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         # Una señal al proceso de bwrap no llega al kernel: la interrupción de una celda que no termina
         # va como mensaje, y ipykernel se la manda a sí mismo.
         self.kernel_spec.interrupt_mode = "message"
         cwd = kw.get("cwd") or os.getcwd()
-        kernel_cmd = [*prefix(cwd, readable=[self.connection_file]), *kernel_cmd]
+        kernel_cmd = [*prefix(cwd, readable=[self.connection_file], sockets=self._sockets), *kernel_cmd]
         await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart)
+        if self._sockets and not restart:
+            shutil.rmtree(self._sockets, ignore_errors=True)
