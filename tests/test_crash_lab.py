@@ -14,7 +14,13 @@ import pytest
 from harness.crash import KINDS
 from harness.crash_lab import PLAIN_FALLBACK, CrashLab
 from harness.crash_lab.view import PREVIEW_LINE
-from harness.crash_lab.words import BRANCHES, crash_labels
+from harness.crash_lab.words import (
+    BRANCHES,
+    ENGINE_BRANCH_SHORT,
+    ENGINE_BRANCHES,
+    ENGINE_VARIANTS,
+    crash_labels,
+)
 from harness.tools import READ_ONLY
 from maintainer.paths import REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
@@ -305,3 +311,86 @@ def test_a_broken_agent_or_workdir_gives_one_line(tmp_path, monkeypatch):
     lab = CrashLab(workdir="un_archivo", agent=broken)
     lab.click("run")
     assert "No se pudo lanzar el agente" in lab.widget.view["status"]
+
+
+# —— La variante del motor (DBOS): las mismas caídas, lo que anota el motor en vez de los dos archivos ——
+
+ENGINE_CASES = [
+    pytest.param(label, variant, id=f"{variant}-{label}")
+    for variant in ENGINE_VARIANTS
+    for label in crash_labels()
+    if label
+]
+
+
+def open_step_has_output(state, turn):
+    """Si el paso de la herramienta del turno (el paso 2·turno: modelo, herramienta, modelo…) ya tiene
+    su salida anotada en la base: lo que decide qué hará el motor al reanudar."""
+    _, steps = state.record
+    return any(n == 2 * turn and output != "—" for n, _, output in steps)
+
+
+@pytest.mark.parametrize("label, variant", ENGINE_CASES)
+def test_engine_variant_shows_what_the_engine_did(lab, label, variant):
+    kind, turn = label.split(":")
+    turn = int(turn)
+    lab.click("choose", label, variant)
+    lab.click("run")
+    assert lab.last.run.returncode == 137
+    crashed = lab.last.disk
+    assert crashed.record[0] == "PENDING" and "flujo PENDING" in lab.widget.view["disk"]
+    wrote = turn == 3 and kind != "after-save-a"  # write_report ya corrió antes de morir
+    assert crashed.report_copies == (1 if wrote else 0)
+    expected = "hit" if open_step_has_output(crashed, turn) else "rerun"
+
+    lab.click("resume")
+    step = lab.last
+    assert step.run.returncode == 0 and "[done]" in step.run.stdout
+    assert step.branch == expected  # lo que muestra el laboratorio es lo que hizo el motor
+    # Un paso re-ejecutado repite write_report salvo que la escritura sea idempotente.
+    copies = 2 if wrote and expected == "rerun" and variant == "dbos" else 1
+    assert step.disk.report_copies == copies
+    assert step.disk.record[0] == "SUCCESS"
+    disk = lab.widget.view["disk"]
+    assert ENGINE_BRANCHES[expected] in disk and "Qué hizo el motor al reanudar" in disk
+    assert f"Copias del reporte en report.txt: <b>{copies} cop" in disk
+    assert ("⚠" in disk) == (copies == 2)
+    picture = lab.widget.view["picture"]
+    assert f"motor: {ENGINE_BRANCH_SHORT[expected]}" in picture
+    # La herramienta corrió en los dos procesos solo si murió después de ejecutarla y el motor la repitió.
+    assert ("data-state='twice'" in picture) == (kind == "after-tool")
+    assert "checkpoint.json" not in lab.summary() and "Traceback" not in lab.widget.view["log"]
+
+
+def test_engine_variant_words_and_files(lab):
+    lab.choose(label="after-tool:3", variant="dbos-idempotente")
+    view = lab.widget.view
+    assert "agente de DBOS (harness.beyond.dbos_agent)" in view["header"]
+    assert "No hay dbos-flujo.txt" in view["resume_blocker"]
+    assert "salida de su paso sin anotar" in dict((o[0], o[1]) for o in view["options"])["after-tool:3"]
+    assert view["cut_blocker"] and lab.cut_checkpoint().run is None
+    assert not os.path.exists(os.path.join("laboratorio", "checkpoint.json"))
+    lab.run()
+    assert "$ CRASH_AFTER=after-tool:3 AGENT_VARIANT=idempotente python -m harness.beyond.dbos_agent" in (
+        lab.summary()
+    )
+    lab.choose(label="after-tool:3", variant="dos-puntos")  # Reanudar sigue con el motor de la corrida
+    lab.resume()
+    assert "AGENT_VARIANT=idempotente python -m harness.beyond.dbos_agent --resume" in lab.summary()
+    lab.click("reset")
+    assert sorted(os.listdir("laboratorio")) == []
+
+
+def test_engine_variant_uses_sqlite_even_with_a_database_url(lab, monkeypatch):
+    monkeypatch.setenv("DBOS_SYSTEM_DATABASE_URL", "postgresql://nadie@127.0.0.1:1/no-existe")
+    lab.choose(label="after-effect-write:1", variant="dbos")
+    lab.run()
+    assert lab.last.run.returncode == 137 and lab.last.disk.record[0] == "PENDING"
+
+
+def test_the_lab_does_not_load_the_engine():
+    code = "import sys, harness.crash_lab; print('dbos' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"

@@ -21,16 +21,15 @@ import sys
 import time
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
+from harness.beyond.command_line import agent_main
 from harness.beyond.idempotent import receipts_path, write_report_once
 from harness.beyond.parallel_model import SUMMARY_PATH, ParallelScriptedModel
 from harness.clients import make_client
-from harness.crash import SimulatedCrash, crash_after, crash_point
+from harness.crash import crash_point
 from harness.durable import read_bytes, write_durable
-from harness.errors import HarnessError, disk_failure
-from harness.lock import workdir_lock
+from harness.errors import HarnessError
 from harness.protocol import block_to_dict, pairing_error
 from harness.tools import READ_ONLY, REPORT_PATH, TOOLS, prepare_task_files, run_tool
-from harness.workdir import enter_workdir
 
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
@@ -220,34 +219,11 @@ def run_agent(client, task, resume=False, idempotent=False):
 
 
 def main(argv=None):
-    args = sys.argv[1:] if argv is None else argv
-    unknown = set(args) - {"--resume", "--live"}
-    variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
-    if unknown or variant not in VARIANTS:
-        problem = (
-            f"Argumento desconocido: {' '.join(sorted(unknown))}"
-            if unknown
-            else f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(VARIANTS)}"
-        )
-        print(f"{problem}. {USAGE}", file=sys.stderr)
-        return 2
-    try:
-        enter_workdir(os.environ.get("AGENT_WORKDIR"))
-        crash_after()
-        with workdir_lock():
-            client = make_client(True) if "--live" in args else ParallelScriptedModel()
-            result = run_agent(client, TASK, "--resume" in args, variant == "idempotente")
-    except SimulatedCrash as err:
-        print(f"[kill] {err}")
-        return 137
-    except HarnessError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(disk_failure(err), file=sys.stderr)
-        return 1
-    print(f"[done] {result}")
-    return 0
+    def run(resume, live, variant):
+        client = make_client(True) if live else ParallelScriptedModel()
+        return run_agent(client, TASK, resume, variant == "idempotente")
+
+    return agent_main(argv, variants=VARIANTS, usage=USAGE, run=run)
 
 
 if __name__ == "__main__":

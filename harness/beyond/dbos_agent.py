@@ -25,26 +25,23 @@ import sys
 import threading
 
 from harness.base_loop import MAX_TURNS, ask_model, tool_uses, usage_tokens
+from harness.beyond.command_line import agent_main
+from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
 from harness.beyond.idempotent import receipts_path, write_report_once
 from harness.beyond.process_death import die_at
 from harness.clients import make_client
-from harness.crash import crash_after
 from harness.durable import write_durable
-from harness.errors import HarnessError, disk_failure
-from harness.lock import workdir_lock
+from harness.errors import HarnessError
 from harness.protocol import block_to_dict
 from harness.tools import REPORT_PATH, TOOLS, prepare_task_files, run_tool
-from harness.workdir import enter_workdir
 
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
 WORKFLOW_ID = "tarea-leccion-6"
-DATABASE = "dbos.sqlite"
-ID_PATH = "dbos-flujo.txt"
-DATABASE_URL_ENV = "DBOS_SYSTEM_DATABASE_URL"
 VARIANTS = ("al-menos-una-vez", "idempotente")
 USAGE = "uso: python -m harness.beyond.dbos_agent [--resume] [--live]"
-# Cómo se reconoce en el log lo que hizo el motor con el paso que la caída dejó abierto.
-BRANCH_MARKERS = {"hit": "salida registrada, reutilizada", "rerun": "el motor vuelve a ejecutar el paso"}
+# Cada cuánto mira el motor la base mientras espera (el aviso de un cambio, el resultado del flujo):
+# con el segundo de omisión, cada reanudación esperaría dos segundos de más sin hacer nada.
+POLL_SECONDS = 0.05
 
 from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda ~0,4 s)
 
@@ -90,31 +87,34 @@ class _Replay:
 
     def __init__(self):
         self.steps = 0
-        self.last_tool = None
+        self.last_tool = None  # (turno, llamada) del último paso de herramienta devuelto desde la base
         self.told = not _process["resume"]
 
-    def call(self, step, arg, tool=None):
+    def call(self, step, arg, turn, tool=None):
         before = _ran()
         out = step(arg)
         live = _ran() > before
         if not live:
             self.steps += 1
-            self.last_tool = tool
+            self.last_tool = (turn, tool) if tool else None
         elif not self.told:
             self.told = True
-            self._tell(tool)
+            self._tell(turn, tool)
         return out, live
 
-    def _tell(self, tool):
+    def _tell(self, turn, tool):
         print(
             f"[resume] flujo {DBOS.workflow_id}: {self.steps} paso(s) devueltos desde la base, sin ejecutarlos"
         )
         if tool is not None:
-            where = f"[resume][dbos] paso {self.steps + 1} tool_use_id={tool['id']} name={tool['name']}"
+            where = f"{RESUME_PREFIX} turn={turn} paso={self.steps + 1} tool_use_id={tool['id']} name={tool['name']}"
             print(f"{where} sin salida registrada: {BRANCH_MARKERS['rerun']}")
         elif self.last_tool is not None:
-            where = f"[resume][dbos] paso {self.steps} tool_use_id={self.last_tool['id']} "
-            print(f"{where}name={self.last_tool['name']} {BRANCH_MARKERS['hit']}, sin volver a ejecutar")
+            turn, tool = self.last_tool
+            where = (
+                f"{RESUME_PREFIX} turn={turn} paso={self.steps} tool_use_id={tool['id']} name={tool['name']}"
+            )
+            print(f"{where} {BRANCH_MARKERS['hit']}, sin volver a ejecutar")
 
 
 @DBOS.workflow()
@@ -130,7 +130,7 @@ def run_task(task):
         turns += 1
         results, live_turn = [], False
         for call in tool_uses(response["content"]):
-            output, live = replay.call(tool_step, call, tool=call)
+            output, live = replay.call(tool_step, call, turns, tool=call)
             results.append({"type": "tool_result", "tool_use_id": call["id"], "content": output})
             if live:
                 live_turn = True
@@ -146,7 +146,7 @@ def run_task(task):
 
 def _ask(replay, messages, turns):
     """El paso del modelo; si corrió de verdad y nombra herramientas, su salida anotada es el punto A."""
-    response, live = replay.call(model_step, messages)
+    response, live = replay.call(model_step, messages, turns)
     if live and response["stop_reason"] == "tool_use":
         names = ",".join(c["name"] for c in tool_uses(response["content"]))
         print(f"[turn {turns + 1}][paso modelo] pending={names}")
@@ -193,6 +193,7 @@ def launch(executor_id):
             "system_database_url": database_url(),
             "executor_id": executor_id,
             "log_level": "WARNING",
+            "notification_listener_polling_interval_sec": POLL_SECONDS,
         }
     )
     DBOS.launch()
@@ -210,7 +211,7 @@ def run(resume):
                 raise HarnessError(f"La base no tiene el flujo {workflow_id}; no hay nada que reanudar")
             if status.status == "SUCCESS":
                 print(f"[resume] flujo {workflow_id}: ya había terminado; su resultado está en la base")
-            return DBOS.retrieve_workflow(workflow_id).get_result()
+            return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL_SECONDS)
         if previous:
             DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
         with SetWorkflowID(workflow_id):
@@ -220,35 +221,16 @@ def run(resume):
 
 
 def main(argv=None):
-    args = sys.argv[1:] if argv is None else argv
-    unknown = set(args) - {"--resume", "--live"}
-    variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
-    if unknown or variant not in VARIANTS:
-        problem = (
-            f"Argumento desconocido: {' '.join(sorted(unknown))}"
-            if unknown
-            else (f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(VARIANTS)}")
-        )
-        print(f"{problem}. {USAGE}", file=sys.stderr)
-        return 2
-    _process.update(resume="--resume" in args, variant=variant)
-    try:
-        enter_workdir(os.environ.get("AGENT_WORKDIR"))
-        crash_after()
-        with workdir_lock():
-            _process["client"] = make_client("--live" in args)
-            result = run(_process["resume"])
-    except HarnessError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(disk_failure(err), file=sys.stderr)
-        return 1
-    except Exception as err:  # el motor (la base no responde) o el flujo terminó en error
-        print(f"El motor no pudo terminar el flujo: {err}", file=sys.stderr)
-        return 1
-    print(f"[done] {result}")
-    return 0
+    def run_engine(resume, live, variant):
+        _process.update(resume=resume, variant=variant, client=make_client(live))
+        try:
+            return run(resume)
+        except (HarnessError, OSError):
+            raise
+        except Exception as err:  # el motor (la base no responde) o el flujo terminó en error
+            raise HarnessError(f"El motor no pudo terminar el flujo: {err}") from None
+
+    return agent_main(argv, variants=VARIANTS, usage=USAGE, run=run_engine)
 
 
 if __name__ == "__main__":

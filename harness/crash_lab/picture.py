@@ -19,7 +19,14 @@ from harness.crash_lab.timeline import (
     TURN_TOOLS,
     Turn,
 )
-from harness.crash_lab.words import BRANCH_SHORT, describe_label, exists_in, split_label
+from harness.crash_lab.words import (
+    BRANCH_SHORT,
+    ENGINE_BRANCH_SHORT,
+    describe_label,
+    exists_in,
+    is_engine,
+    split_label,
+)
 
 _BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 128, 46, 28, 82, 58, 8
 WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
@@ -71,13 +78,22 @@ def _box_state(turn, step, timeline):
     return who[0] if who else "never"
 
 
-def _texts(turn, step):
-    """(título, detalle) de una caja."""
+def _texts(turn, step, variant):
+    """(título, detalle) de una caja; con el motor, lo que anota DBOS en vez de los dos archivos."""
     tool = turn.tool
-    if step == SAVE_A:
-        return "save A", f"pending={tool}"
     if step == TOOL:
         return "herramienta", tool
+    if is_engine(variant):
+        if step == SAVE_A:
+            return "paso modelo", f"pending={tool}"
+        if step == EFFECT:
+            return "salida anotada", "dbos.sqlite"
+        return (
+            "fin del turno",
+            f"motor: {ENGINE_BRANCH_SHORT[turn.branch]}" if turn.branch else "sin escribir",
+        )
+    if step == SAVE_A:
+        return "save A", f"pending={tool}"
     if step == EFFECT:
         return "registro", "effects.json"
     return "save B", f"reconcile: {BRANCH_SHORT[turn.branch]}" if turn.branch else "pending=null"
@@ -120,7 +136,7 @@ def _gap_target(turn, step, variant):
     if turn > len(TURN_TOOLS) or not exists_in(label, variant):
         return ""
     x, y = _LEFT + step * (_BOX_W + _GAP) + _BOX_W, _TOP + (turn - 1) * _ROW_H
-    name = html.escape(f"Elegir la caída: {describe_label(label)}")
+    name = html.escape(f"Elegir la caída: {describe_label(label, variant)}")
     return (
         f"<g class='cl-gap' data-label='{label}' role='button' tabindex='0' aria-label='{name}'>"
         f"<title>{name}</title><rect x='{x}' y='{y}' width='{_GAP}' height='{_BOX_H}'/></g>"
@@ -139,7 +155,7 @@ def turn_svg(timeline, chosen, chosen_variant):
         for step in range(len(STEP_KINDS)):
             x = _LEFT + step * (_BOX_W + _GAP)
             state = _box_state(turn if timeline.ran else None, step, timeline)
-            parts.append(_box(x, y, state, *_texts(turn, step)))
+            parts.append(_box(x, y, state, *_texts(turn, step, timeline.variant)))
             if step < SAVE_B:
                 parts.append(
                     f"<text class='cl-arrow' x='{_gap_x(step)}' y='{y + _BOX_H / 2 + 4}' "

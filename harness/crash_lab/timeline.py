@@ -19,7 +19,7 @@ TURN_TOOLS = ("read_notes", "count_words", "write_report")
 WITHOUT_SAVE_A = ("solo-b",)
 
 _SAVE = re.compile(r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?(.*)")
-_KILL = re.compile(r"\[kill\] caída simulada en ([\w-]+):(\d+)")
+KILL = re.compile(r"\[kill\] caída simulada en ([\w-]+):(\d+)")
 _RESUMED = re.compile(r"\[resume\] leído turn=(\d+)")
 _REFILLED = "rellenado"
 
@@ -46,11 +46,12 @@ class Timeline(NamedTuple):
         return sum(len(t.done_by[TOOL]) for t in self.turns if t.tool == tool)
 
 
-def _mark(done, turn, steps, who):
+def mark(done, turn, steps, who, only_if_new=False):
+    """Anota que ``who`` hizo esos pasos del turno (con ``only_if_new``, solo los que nadie hizo aún)."""
+    cells = done.setdefault(turn, [[] for _ in STEP_KINDS])
     for step in steps:
-        cell = done.setdefault(turn, [[] for _ in STEP_KINDS])[step]
-        if who not in cell:
-            cell.append(who)
+        if who not in cells[step] and not (only_if_new and cells[step]):
+            cells[step].append(who)
 
 
 def _read_run(stdout, done, tools):
@@ -60,12 +61,12 @@ def _read_run(stdout, done, tools):
             turn = int(m[1])
             if m[2] == "A":
                 tools[turn] = m[3]
-                _mark(done, turn, [SAVE_A], RUN)
+                mark(done, turn, [SAVE_A], RUN)
             else:
-                _mark(done, turn, [TOOL, EFFECT, SAVE_B], RUN)
-        elif m := _KILL.match(line):
+                mark(done, turn, [TOOL, EFFECT, SAVE_B], RUN)
+        elif m := KILL.match(line):
             turn, step = int(m[2]), STEP_KINDS.index(m[1])
-            _mark(done, turn, range(step + 1), RUN)
+            mark(done, turn, range(step + 1), RUN)
             return turn, step
     return ()
 
@@ -80,16 +81,16 @@ def _read_resume(stdout, done, tools, branches):
             branch = next(b for b, marker in BRANCH_MARKERS.items() if marker in line)
             branches[pending_turn] = branch
             if branch == "rerun":
-                _mark(done, pending_turn, [TOOL, EFFECT], RESUME)
+                mark(done, pending_turn, [TOOL, EFFECT], RESUME)
         elif m := _SAVE.match(line):
             turn = int(m[1])
             if m[2] == "A":
                 tools[turn] = m[3]
-                _mark(done, turn, [SAVE_A], RESUME)
+                mark(done, turn, [SAVE_A], RESUME)
             elif _REFILLED in m[4]:
-                _mark(done, turn, [SAVE_B], RESUME)
+                mark(done, turn, [SAVE_B], RESUME)
             else:
-                _mark(done, turn, [TOOL, EFFECT, SAVE_B], RESUME)
+                mark(done, turn, [TOOL, EFFECT, SAVE_B], RESUME)
     return pending_turn is not None
 
 
@@ -115,7 +116,12 @@ def build(variant, processes, disk):
             crash = _read_run(run.stdout, done, tools) or crash
         else:
             resumed = _read_resume(run.stdout, done, tools, branches) or resumed
-    on_disk = _tools_on_disk(disk.checkpoint)
+    return assemble(variant, done, tools, branches, crash, resumed, _tools_on_disk(disk.checkpoint))
+
+
+def assemble(variant, done, tools, branches, crash, resumed, on_disk=None):
+    """La Timeline con lo leído de los logs: ``done`` por turno y paso, ``tools`` y ``branches`` por
+    turno; ``on_disk`` da el nombre de la herramienta de un turno que ningún log nombró."""
     last = max([len(TURN_TOOLS), *done]) if done else 0
     turns = []
     for n in range(1, last + 1):
@@ -123,6 +129,6 @@ def build(variant, processes, disk):
         if variant in WITHOUT_SAVE_A:  # la caída después del registro «pasa» por un save A que no existe
             steps[SAVE_A] = []
         default = TURN_TOOLS[n - 1] if n <= len(TURN_TOOLS) else "?"
-        tool = tools.get(n) or on_disk.get(n) or default
+        tool = tools.get(n) or (on_disk or {}).get(n) or default
         turns.append(Turn(n, tool, tuple(tuple(s) for s in steps), branches.get(n, "")))
     return Timeline(variant, tuple(turns), crash, resumed)

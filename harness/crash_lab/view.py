@@ -9,9 +9,21 @@ import base64
 import html
 from typing import NamedTuple
 
+from harness.crash_lab.engine_timeline import engine_branch
 from harness.crash_lab.picture import LEGEND, WIDTH, turn_svg
-from harness.crash_lab.words import ACTIONS, BRANCHES, VARIANTS, describe_label, plural, times
-from harness.disk_state import DiskState
+from harness.crash_lab.words import (
+    ACTIONS,
+    BRANCHES,
+    ENGINE_BRANCHES,
+    ENGINE_VARIANTS,
+    VARIANTS,
+    describe_label,
+    is_engine,
+    plural,
+    times,
+)
+
+ENGINE_COMMAND = "python -m harness.beyond.dbos_agent"
 
 HISTORY_SHOWN = 8
 PREVIEW_LINE = (
@@ -29,13 +41,15 @@ class LabStep(NamedTuple):
     agent: str  # nombre legible del agente, sin rutas absolutas
     workdir: str  # tal como lo dio la persona (relativo)
     run: object  # harness.runner.AgentRun, o None si no se lanzó ningún proceso
-    disk: DiskState
+    disk: object  # harness.disk_state.DiskState, o harness.beyond.engine_view.EngineState con el motor
     message: str  # qué pasó, en una frase
     number: int = 0  # el número del paso en la historia del laboratorio
 
     @property
     def branch(self):
-        return self.run.branch if self.action == "resume" and self.run else None
+        if self.action != "resume" or not self.run:
+            return None
+        return engine_branch(self.run.stdout) if is_engine(self.variant) else self.run.branch
 
 
 # —— El paso en texto plano ——
@@ -47,19 +61,38 @@ def transcript(step):
     if run is None:
         return ""
     env = f"CRASH_AFTER={step.label} " if step.action == "run" and step.label else ""
-    env += f"AGENT_VARIANT={step.variant} " if step.variant != "dos-puntos" else ""
+    agent_variant = ENGINE_VARIANTS.get(step.variant, step.variant)
+    env += f"AGENT_VARIANT={agent_variant} " if step.variant != "dos-puntos" else ""
+    command = ENGINE_COMMAND if is_engine(step.variant) else "python agent.py"
     flag = " --resume" if step.action == "resume" else ""
-    lines = [f"$ {env}python agent.py{flag}", *run.stdout.splitlines(), *run.stderr.splitlines()]
+    lines = [f"$ {env}{command}{flag}", *run.stdout.splitlines(), *run.stderr.splitlines()]
     return "\n".join(lines + [f"EXIT={run.returncode}"])
 
 
+def branch_title(step):
+    return "Qué hizo el motor al reanudar" if is_engine(step.variant) else "Rama de reconcile"
+
+
 def branch_text(step):
-    """La rama de reconcile en palabras, o por qué todavía no hay una."""
-    if step.branch in BRANCHES:
-        return f"{step.branch} · {BRANCHES[step.branch]}"
+    """La rama de reconcile (o lo que hizo el motor) en palabras, o por qué todavía no hay una."""
+    words = ENGINE_BRANCHES if is_engine(step.variant) else BRANCHES
+    if step.branch in words:
+        return f"{step.branch} · {words[step.branch]}"
     if step.action == "resume" and step.run and step.run.returncode != 0:
-        return "ninguna: la reanudación no pudo leer el punto de control"
+        what = "el flujo en la base" if is_engine(step.variant) else "el punto de control"
+        return f"ninguna: la reanudación no pudo leer {what}"
+    if step.action == "resume" and step.run:
+        return "ninguna: el flujo ya había terminado, no quedaba ningún paso abierto"
     return "todavía no se reanudó"
+
+
+def copies_text(step):
+    """Cuántas veces quedó el reporte en disco: con la lección, cuántas veces corrió write_report; con la
+    escritura idempotente del motor, un paso repetido no agrega copias, así que se cuentan copias."""
+    copies = step.disk.report_copies
+    if is_engine(step.variant):
+        return "Copias del reporte en report.txt", plural(copies, "copia", "copias")
+    return "write_report se ejecutó de verdad", times(copies)
 
 
 def twice_warning(step):
@@ -67,18 +100,24 @@ def twice_warning(step):
     copies = step.disk.report_copies
     if copies < 2:
         return ""
-    why = (
-        " Es la falla del debate de la lección: sin el punto A, la llamada colgante no quedó en el "
-        "punto de control y la reanudación volvió a pedir y ejecutar write_report."
-        if step.variant == "solo-b"
-        else ""
-    )
+    why = {
+        "solo-b": (
+            " Es la falla del debate de la lección: sin el punto A, la llamada colgante no quedó en el "
+            "punto de control y la reanudación volvió a pedir y ejecutar write_report."
+        ),
+        "dbos": (
+            " Es la ventana ② en el motor: el paso de write_report murió antes de anotar su salida, el "
+            "motor lo volvió a ejecutar (al menos una vez) y la escritura no es idempotente."
+        ),
+    }.get(step.variant, "")
     return f"⚠ report.txt tiene {copies} copias: ¡write_report se ejecutó {times(copies)}!{why}"
 
 
 def summary_text(step):
     """El resumen determinista del último paso, en texto plano."""
-    crash = f"{describe_label(step.label)} (CRASH_AFTER={step.label})" if step.label else "ninguno"
+    crash = (
+        f"{describe_label(step.label, step.variant)} (CRASH_AFTER={step.label})" if step.label else "ninguno"
+    )
     lines = [
         f"Agente: {step.agent}",
         f"Variante: {VARIANTS[step.variant]} · punto de caída: {crash}",
@@ -87,8 +126,8 @@ def summary_text(step):
     if step.run:
         lines += ["", transcript(step)]
     lines += ["", f"En disco ({step.workdir}):", str(step.disk)]
-    lines.append(f"write_report se ejecutó de verdad: {times(step.disk.report_copies)}")
-    lines.append(f"Rama de reconcile: {branch_text(step)}")
+    lines.append("{}: {}".format(*copies_text(step)))
+    lines.append(f"{branch_title(step)}: {branch_text(step)}")
     warning = twice_warning(step)
     return "\n".join(lines + ([warning] if warning else []))
 
@@ -104,7 +143,7 @@ def history_line(step):
     """Una línea de la historia (su número lo pone la lista): qué se pulsó y qué pasó."""
     what = ACTIONS[step.action]
     if step.action == "run":
-        what += f" · {describe_label(step.label)} · {VARIANTS[step.variant]}"
+        what += f" · {describe_label(step.label, step.variant)} · {VARIANTS[step.variant]}"
     return f"{what} → {step.message}"
 
 
@@ -136,11 +175,12 @@ def disk_html(step):
     """El panel «qué hay en disco»: tabla, veces que corrió write_report, rama y aviso."""
     warning = twice_warning(step)
     warn = f"<div class='cl-warn' role='alert'>{html.escape(warning)}</div>" if warning else ""
-    branch = f"<div class='cl-branch'><b>Rama de reconcile:</b> {html.escape(branch_text(step))}</div>"
+    branch = f"<div class='cl-branch'><b>{branch_title(step)}:</b> {html.escape(branch_text(step))}</div>"
+    copies, count = copies_text(step)
     return (
         f"<div class='cl-caption'>En disco (<code>{html.escape(step.workdir)}</code>)</div>"
         f"{step.disk._repr_html_()}"
-        f"<div>write_report se ejecutó de verdad: <b>{times(step.disk.report_copies)}</b></div>"
+        f"<div>{copies}: <b>{count}</b></div>"
         f"{branch}{warn}"
     )
 

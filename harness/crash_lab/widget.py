@@ -13,6 +13,7 @@ doble clic lanza un solo proceso; además cada pedido lleva el número de la pan
 kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
 """
 
+import importlib.util
 import os
 import pathlib
 import subprocess
@@ -20,16 +21,19 @@ import subprocess
 import anywidget
 import traitlets
 
+from harness.beyond.engine_view import DATABASE_URL_ENV, ENGINE_FILES, ID_PATH, read_engine_state
+from harness.crash_lab import engine_timeline, view
 from harness.crash_lab import timeline as story
-from harness.crash_lab import view
 from harness.crash_lab.picture import LEGEND, turn_svg
 from harness.crash_lab.words import (
     ACTIONS,
+    ENGINE_VARIANTS,
     NO_CRASH,
     VARIANTS,
     crash_labels,
     describe_label,
     exists_in,
+    is_engine,
     missing_note,
 )
 from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES, read_disk_state
@@ -39,8 +43,11 @@ from harness.tools import NOTES_PATH, REPORT_PATH
 
 STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
+# Las variantes del motor corren el agente de DBOS de «Más allá» (sin importarlo: dbos tarda en cargar).
+ENGINE_MODULE = "harness.beyond.dbos_agent"
+ENGINE_AGENT = importlib.util.find_spec(ENGINE_MODULE).origin
 # Los archivos que deja una corrida: Reiniciar borra solo estos, nunca la carpeta entera.
-LAB_FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, NOTES_PATH, *TMP_FILES)
+LAB_FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, NOTES_PATH, *TMP_FILES, *ENGINE_FILES)
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
@@ -58,6 +65,8 @@ OUTSIDE_CHANGE = (
 def agent_name(path):
     """Qué agente corre, sin rutas absolutas (la salida guardada de un notebook no las admite)."""
     real = os.path.realpath(path)
+    if real == os.path.realpath(ENGINE_AGENT):
+        return f"agente de DBOS ({ENGINE_MODULE})"
     if os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT:
         return f"agente armado en el notebook ({NOTEBOOK_AGENT})"
     return f"agente {os.path.basename(path)}"
@@ -103,6 +112,12 @@ class CrashLab:
             )
         return self._agent
 
+    def cut_blocker(self, variant=None):
+        """Por qué cortar checkpoint.json no tiene sentido con esta variante ('' si lo tiene)."""
+        if is_engine(variant or self.variant):
+            return "El motor no tiene checkpoint.json: lo que anota está en dbos.sqlite."
+        return ""
+
     def choose(self, label=NO_CRASH, variant="dos-puntos"):
         """Elige el punto de caída (``"after-tool:3"``, o ``""`` sin caída) y la variante del próximo Ejecutar."""
         if variant not in VARIANTS:
@@ -137,6 +152,8 @@ class CrashLab:
 
     def cut_checkpoint(self):
         """Deja checkpoint.json cortado a medio escribir, como el ejemplo de la lección."""
+        if self.cut_blocker():
+            return self._finish(self._step("ready", None, self.cut_blocker()))
         os.makedirs(self._workdir_abs, exist_ok=True)
         with open(os.path.join(self._workdir_abs, CHECKPOINT_FILE), "w", encoding="utf-8") as f:
             f.write(TRUNCATED_CHECKPOINT)
@@ -148,8 +165,9 @@ class CrashLab:
 
     def resume_blocker(self):
         """Por qué Reanudar no tiene sentido ahora ('' si lo tiene)."""
-        if not os.path.exists(os.path.join(self._workdir_abs, CHECKPOINT_FILE)):
-            return "No hay checkpoint.json en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
+        state = ID_PATH if is_engine(self._run_variant) else CHECKPOINT_FILE
+        if not os.path.exists(os.path.join(self._workdir_abs, state)):
+            return f"No hay {state} en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
         if self._story and self._story[-1][1].returncode == 0 and self.last.action in ("run", "resume"):
             return "La última corrida llegó a [done]: no queda nada que reanudar. Elige una caída y Ejecuta."
         return ""
@@ -160,6 +178,10 @@ class CrashLab:
     def _run_variant(self):
         return self._story_variant or self.variant
 
+    def _agent_path(self, variant):
+        """El agente que corre con ``variant``: el de DBOS para el motor, el del laboratorio si no."""
+        return ENGINE_AGENT if is_engine(variant) else self._agent
+
     def _launch(self, action, resume, crash_after):
         variant = self._run_variant
         try:
@@ -168,8 +190,10 @@ class CrashLab:
                 self._workdir_abs,
                 resume=resume,
                 crash_after=crash_after,
-                variant=None if variant == "dos-puntos" else variant,
-                agent=self.agent,
+                variant=None if variant == "dos-puntos" else ENGINE_VARIANTS.get(variant, variant),
+                agent=ENGINE_AGENT if is_engine(variant) else self.agent,
+                # Siempre el SQLite de la carpeta, aunque el entorno nombre un Postgres: es lo que se dibuja.
+                env={DATABASE_URL_ENV: ""} if is_engine(variant) else None,
             )
         except (OSError, subprocess.SubprocessError) as err:
             return self._finish(self._step(action, None, f"No se pudo lanzar el agente: {err}"))
@@ -179,7 +203,7 @@ class CrashLab:
     def _outcome(self, action, run):
         """Qué pasó con el proceso, en una frase."""
         if run.killed:
-            where = describe_label(self._story_label)
+            where = describe_label(self._story_label, self._run_variant)
             return f"el proceso murió en «{where}» (código de salida 137, caída simulada)."
         if run.returncode == 0:
             done = "la reanudación terminó" if action == "resume" else "la corrida terminó sin caerse"
@@ -193,20 +217,22 @@ class CrashLab:
             return " Ojo: este agente no implementa AGENT_VARIANT=solo-b (guardó el punto A)."
         if action == "run" and self._story_label:
             return (
-                f" Ojo: la caída «{describe_label(self._story_label)}» nunca ocurrió: ¿este agente llama "
+                f" Ojo: la caída «{describe_label(self._story_label, self._run_variant)}» nunca ocurrió: ¿este agente llama "
                 "a crash_point ahí?"
             )
         return ""
 
     def _step(self, action, run, message):
+        variant = self._run_variant if action in ("run", "resume") else self.variant
+        read_state = read_engine_state if is_engine(variant) else read_disk_state
         return view.LabStep(
             action,
             self._story_label if action in ("run", "resume") else self.label,
-            self._run_variant if action in ("run", "resume") else self.variant,
-            agent_name(self._agent),
+            variant,
+            agent_name(self._agent_path(variant)),
             self.workdir,
             run,
-            read_disk_state(self._workdir_abs),
+            read_state(self._workdir_abs),
             message,
             len(self.history) + 1,
         )
@@ -238,7 +264,8 @@ class CrashLab:
     # —— El widget ——
 
     def _timeline(self):
-        return story.build(self._run_variant, self._story, self.last.disk)
+        build = engine_timeline.build if is_engine(self._run_variant) else story.build
+        return build(self._run_variant, self._story, self.last.disk)
 
     def _publish(self):
         """Manda a la página todo lo que dibuja, en un solo mensaje (un clic, una actualización)."""
@@ -250,7 +277,8 @@ class CrashLab:
         self.widget.view = {
             "ticket": self._screens,
             "header": (
-                f"Corre el {view.html.escape(agent_name(self._agent))} en un proceso aparte · carpeta de "
+                f"Corre el {view.html.escape(agent_name(self._agent_path(self._run_variant)))} en un proceso "
+                "aparte · carpeta de "
                 f"trabajo <code>{view.html.escape(self.workdir)}</code>"
             ),
             "variants": list(VARIANTS.items()),
@@ -264,12 +292,13 @@ class CrashLab:
             "legend": LEGEND,
             "story": (
                 f"El dibujo muestra la corrida con «{VARIANTS[shown]}» "
-                f"({describe_label(self._story_label)}); Reanudar usa esa misma variante."
+                f"({describe_label(self._story_label, shown)}); Reanudar usa esa misma variante."
                 if shown
                 else "El dibujo muestra los turnos antes de correr: pulsa Ejecutar."
             ),
             "run_blocker": run_blocker,
             "resume_blocker": resume_blocker,
+            "cut_blocker": self.cut_blocker(),
             "status": view.status_html(self.last),
             "history": view.history_html(self.history),
             "log": view.log_html(processes[-1] if processes else None),

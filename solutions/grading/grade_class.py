@@ -38,8 +38,16 @@ def students(course_dir, assignment=ASSIGNMENT):
     return sorted(s for s in os.listdir(root) if os.path.isdir(os.path.join(root, s, assignment)))
 
 
-def _start_worker(course_dir, scratch, timeout, overrides):
-    """Una vez por proceso: la configuración del curso (la de ``nbgrader autograde``) y su base."""
+def _start_worker(*args):
+    """Una vez por proceso: la configuración del curso (la de ``nbgrader autograde``) y su base. Si
+    falla, cada entrega de este proceso lo dice (un inicializador que lanza se reintentaría sin fin)."""
+    try:
+        _prepare_worker(*args)
+    except Exception as err:  # noqa: BLE001 (se informa por entrega, con su texto)
+        _worker["problem"] = f"no se pudo preparar nbgrader: {err}"
+
+
+def _prepare_worker(course_dir, scratch, timeout, overrides):
     db = os.path.join(scratch, f"proceso_{os.getpid()}.db")
     shutil.copyfile(os.path.join(course_dir, "gradebook.db"), db)
     config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
@@ -59,6 +67,8 @@ def _start_worker(course_dir, scratch, timeout, overrides):
 
 def _autograde(assignment, student, notebooks):
     """El ``autograde`` de una entrega en este proceso; (estudiante, base, problema o None)."""
+    if "problem" in _worker:
+        return student, None, _worker["problem"]
     config = _worker["config"]
     coursedir = CourseDirectory(config=config, assignment_id=assignment, student_id=student)
     app = Autograde(coursedir=coursedir, config=config)

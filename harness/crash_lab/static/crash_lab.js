@@ -106,6 +106,8 @@ function render({ model, el }) {
     ui.buttons.run.disabled = Boolean(view.run_blocker);
     ui.buttons.resume.disabled = Boolean(view.resume_blocker);
     ui.buttons.resume.title = view.resume_blocker || "Corre --resume en un proceso nuevo";
+    ui.buttons.cut.disabled = Boolean(view.cut_blocker);
+    ui.buttons.cut.title = view.cut_blocker || "Deja checkpoint.json escrito a medias";
     ui.root.dataset.ticket = String(view.ticket);
   }
 
