@@ -44,16 +44,11 @@ class DiskState(NamedTuple):
         return "\n".join(f"{name:<16} {text}" for name, text in self.rows())
 
     def _repr_html_(self):
-        return rows_html(self.rows())
-
-
-def rows_html(rows):
-    """Las filas (archivo, qué dice) como tabla HTML; la usa también la vista del motor de «Más allá»."""
-    body = "".join(
-        f"<tr><td><code>{html.escape(n)}</code></td><td style='text-align:left'>{html.escape(t)}</td></tr>"
-        for n, t in rows
-    )
-    return f"<table><tr><th>archivo</th><th style='text-align:left'>estado</th></tr>{body}</table>"
+        body = "".join(
+            f"<tr><td><code>{html.escape(n)}</code></td><td style='text-align:left'>{html.escape(t)}</td></tr>"
+            for n, t in self.rows()
+        )
+        return f"<table><tr><th>archivo</th><th style='text-align:left'>estado</th></tr>{body}</table>"
 
 
 def _load(path):

@@ -4,6 +4,8 @@ turno y lo que cuesta guardar cuando la tarea crece. Lo usa ``notebooks/mas_alla
 Cada módulo hace una sola cosa:
 
 - ``idempotent``: ``write_report`` con clave de idempotencia: repetirla con la misma clave no duplica.
+- ``command_line``: el ``main`` de los dos agentes de acá, con el contrato de línea de comandos de la lección.
+- ``engine_view``: lo que el motor tiene anotado en su SQLite, y los nombres que el laboratorio lee del agente.
 - ``process_death``: morir de verdad (``os._exit(137)``) en un punto de caída, también dentro de un paso.
 - ``dbos_agent``: la tarea como flujo de DBOS (cada llamada al modelo y cada herramienta, un paso);
   ``python -m harness.beyond.dbos_agent [--resume]``, con el contrato de línea de comandos de la lección.

@@ -10,7 +10,7 @@ import sqlite3
 from typing import NamedTuple
 
 from harness.beyond.idempotent import receipts_path
-from harness.disk_state import describe_report, rows_html
+from harness.disk_state import DiskState, describe_report
 from harness.tools import REPORT_PATH, report_copies
 
 DATABASE = "dbos.sqlite"
@@ -54,11 +54,9 @@ class EngineState(NamedTuple):
             (REPORT_PATH, describe_report(self.report_copies)),
         ]
 
-    def __str__(self):
-        return "\n".join(f"{name:<16} {text}" for name, text in self.rows())
-
-    def _repr_html_(self):
-        return rows_html(self.rows())
+    # El texto y la tabla se arman igual que los de DiskState, desde rows().
+    __str__ = DiskState.__str__
+    _repr_html_ = DiskState._repr_html_
 
 
 def read_engine_state(workdir):

@@ -10,18 +10,7 @@ el motor con el paso que la caída dejó abierto.
 import re
 
 from harness.beyond.engine_view import BRANCH_MARKERS, RESUME_PREFIX
-from harness.crash_lab.timeline import (
-    EFFECT,
-    KILL,
-    RESUME,
-    RUN,
-    SAVE_A,
-    SAVE_B,
-    STEP_KINDS,
-    TOOL,
-    assemble,
-    mark,
-)
+from harness.crash_lab import timeline as story
 
 _MODEL = re.compile(r"\[turn (\d+)\]\[paso modelo\] pending=(\S+)")
 _TOOL = re.compile(r"\[turn (\d+)\]\[paso [\w-]+\] salida anotada en la base")
@@ -42,20 +31,20 @@ def _read(stdout, who, done, tools, branches):
     """Un proceso: sus pasos, la rama del paso abierto y la caída ((turno, paso), o ())."""
     current = None  # el turno en curso: termina cuando el log pasa a otro o llega a [done]
     for line in stdout.splitlines():
-        if m := KILL.match(line):
-            turn, step = int(m[2]), STEP_KINDS.index(m[1])
-            mark(done, turn, range(step + 1), who, only_if_new=True)
+        if m := story.KILL.match(line):
+            turn, step = int(m[2]), story.STEP_KINDS.index(m[1])
+            story.mark(done, turn, range(step + 1), who, only_if_new=True)
             return turn, step
         m = _MODEL.match(line) or _TOOL.match(line) or _BRANCH.match(line)
         turn = int(m[1]) if m else None
         if current and (line.startswith("[done]") or (turn and turn != current)):
-            mark(done, current, [SAVE_B], who, only_if_new=True)
+            story.mark(done, current, [story.SAVE_B], who, only_if_new=True)
         current = turn or current
         if _MODEL.match(line):
             tools[turn] = m[2]
-            mark(done, turn, [SAVE_A], who)
+            story.mark(done, turn, [story.SAVE_A], who)
         elif _TOOL.match(line):
-            mark(done, turn, [TOOL, EFFECT], who)
+            story.mark(done, turn, [story.TOOL, story.EFFECT], who)
         elif _BRANCH.match(line):
             branches[turn] = engine_branch(line)
     return ()
@@ -66,7 +55,7 @@ def build(variant, processes, disk):
     Ejecutar (``disk`` sobra: el motor no tiene un checkpoint.json de donde sacar nombres)."""
     done, tools, branches, crash, resumed = {}, {}, {}, (), False
     for action, run in processes:
-        who = RUN if action == "run" else RESUME
+        who = story.RUN if action == "run" else story.RESUME
         crash = _read(run.stdout, who, done, tools, branches) or crash
         resumed = resumed or _RESUMED in run.stdout
-    return assemble(variant, done, tools, branches, crash, resumed)
+    return story.assemble(variant, done, tools, branches, crash, resumed)
