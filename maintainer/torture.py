@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from harness.disk_state import CHECKPOINT_FILE
 from harness.protocol import all_blocks, blocks_of
+from harness.replies import FINISHED
 from harness.runner import AgentRun, load_agent, start_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
@@ -196,6 +197,10 @@ def run_until_done(workdir, env, rng, horizon, agent=REFERENCE_AGENT):
     ramas de reconcile, problemas)."""
     deaths, branches, problems, final, runs = [], [], [], None, 0
     while final is None and runs < MAX_RUNS:
+        cp = load_files(workdir, agent)[0]
+        if cp and FINISHED in cp:  # terminó y la muerte llegó antes de imprimir [done]: nada que retomar
+            final = cp[FINISHED]
+            break
         kill = runs == 0 or (len(deaths) < MAX_DEATHS and rng.random() < RESUME_KILL_CHANCE)
         run = run_once(workdir, env, rng.uniform(0, horizon) if kill else None, agent)
         runs += 1
