@@ -287,11 +287,17 @@ def test_workdir_not_writable(start, agent, crashed_state, resume, way):
 # —— una escritura del registro que falla ——
 
 
-def test_a_failing_ledger_write_still_returns_the_result(run, workdir):
-    """Un directorio llamado effects.json.tmp hace fallar cada escritura del registro: la lección avisa
-    a una persona y le devuelve igual el resultado al modelo (sin is_error, que duplicaría el efecto)."""
-    (workdir / "effects.json.tmp").mkdir()
-    done = run(workdir, env={"SCRIPTED_MODEL_LOG": os.fspath(workdir / "model.jsonl")})
+@pytest.mark.skipif(shutil.which("strace") is None, reason="sin strace (apt-get install strace)")
+def test_a_failing_ledger_write_still_returns_the_result(command, workdir):
+    """Cada escritura del registro falla (strace hace fallar con ENOSPC cada apertura de effects.json.tmp,
+    como un disco lleno): la lección avisa a una persona y le devuelve igual el resultado al modelo (sin
+    is_error, que duplicaría el efecto)."""
+    args, env = command(workdir, env={"SCRIPTED_MODEL_LOG": os.fspath(workdir / "model.jsonl")})
+    inject = ["strace", "-f", "-o", os.devnull, "-P", "effects.json.tmp", "-e", "trace=openat"]
+    inject += ["-e", "inject=openat:error=ENOSPC"]
+    done = subprocess.run(
+        [*inject, *args], cwd=workdir, env=env, capture_output=True, text=True, encoding="utf-8", timeout=120
+    )
     assert done.returncode == 0 and done.stdout.endswith(
         "[done] Reporte escrito en report.txt, tarea completa.\n"
     )

@@ -78,7 +78,7 @@ def test_fresh_run_makes_every_rename_durable(start, workdir, tmp_path):
     assert proc.returncode == 0, stderr
     problems, renames, evs = durability_violations(log, workdir)
     assert problems == []
-    assert renames.count("checkpoint.json") == 6  # puntos A y B de tres turnos
+    assert renames.count("checkpoint.json") == 7  # puntos A y B de tres turnos, y la tarea terminada
     assert renames.count("effects.json") == 3 and renames.count("sales-notes.txt") == 1
     # El efecto secundario llega a disco antes de anotarse: fsync de report.txt antes de escribir el registro.
     report = os.path.join(os.path.realpath(workdir), "report.txt")
