@@ -12,6 +12,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
@@ -60,6 +61,21 @@ def required():
     )
 
 
+# El repositorio: ahí están el agente de referencia y, en una instalación editable, el paquete harness.
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def under_tmp():
+    """Lo que el /tmp propio taparía y el kernel necesita leer: el intérprete, sus paquetes y el
+    repositorio, si viven bajo /tmp (un entorno virtual en un clon temporal, por ejemplo)."""
+    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), REPO_ROOT}
+    needed |= {p for p in sys.path if p}
+    inside = sorted(os.path.realpath(p) for p in needed if os.path.exists(p))
+    inside = [p for p in inside if p == "/tmp" or p.startswith("/tmp/")]
+    # Una carpeta ya montada trae sus subcarpetas: alcanza con las de más arriba.
+    return [p for i, p in enumerate(inside) if not any(p.startswith(q + os.sep) for q in inside[:i])]
+
+
 def prefix(writable, readable=(), sockets=None):
     """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (y
     ``sockets``, la de los sockets del kernel); () si quien califica pidió no aislar."""
@@ -68,7 +84,8 @@ def prefix(writable, readable=(), sockets=None):
     writable = os.path.abspath(writable)
     args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-pid", "--unshare-net", "--new-session"]
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in readable:  # lo que vive en /tmp y hace falta leer (el archivo de conexión del kernel)
+    # Lo que vive en /tmp y hace falta leer: el intérprete o el repositorio, el archivo de conexión.
+    for path in [*under_tmp(), *readable]:
         args += ["--ro-bind", path, path]
     if sockets:
         args += ["--bind", sockets, sockets]

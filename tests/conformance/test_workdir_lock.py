@@ -1,11 +1,12 @@
 """Dos procesos en un mismo directorio: el segundo se rechaza; un SIGKILL no deja el candado tomado.
 
-El primer agente queda detenido de verdad, sin ganchos de prueba: sales-notes.txt es una FIFO, así que
-read_notes se bloquea al abrirla hasta que alguien escriba del otro lado (nadie lo hace).
+El primer agente queda detenido de verdad, sin ganchos de prueba: el modelo guionado anota cada pedido
+en SCRIPTED_MODEL_LOG, que acá es una FIFO, y abrirla para escribir espera a que alguien la lea. La
+prueba deja pasar el primer pedido y no el segundo: el agente queda con el candado, después del punto B
+del turno 1.
 """
 
 import os
-import shutil
 import signal
 
 import pytest
@@ -13,21 +14,23 @@ from course_files import digest
 
 from harness.lock import WorkdirBusy, workdir_lock
 from harness.tools import report_copies
-from maintainer.paths import ROOT as REPO_ROOT
-
-NOTES = os.path.join(REPO_ROOT, "harness", "data", "sales-notes.txt")
 
 
 @pytest.fixture
-def held(start, workdir):
-    """Un agente vivo, con el candado, detenido en read_notes del turno 1."""
+def held(start, workdir, tmp_path_factory):
+    """Un agente vivo, con el candado, detenido en su segunda llamada al modelo."""
     if not hasattr(os, "mkfifo"):
         pytest.skip(
             "Windows no tiene FIFO (os.mkfifo) para detener al agente; tests/test_portability.py prueba el candado"
         )
-    os.mkfifo(workdir / "sales-notes.txt")
-    first = start(workdir)
+    requests = tmp_path_factory.mktemp("fifo") / "pedidos.jsonl"
+    os.mkfifo(requests)
+    first = start(workdir, env={"SCRIPTED_MODEL_LOG": os.fspath(requests)})
+    with open(requests, encoding="utf-8") as fifo:  # el primer pedido pasa: hasta que el agente la cierra
+        fifo.read()
     assert first.stdout.readline() == "[turn 1][save A] pending=read_notes\n"  # ya tiene el candado
+    # Después de esta línea el agente solo pide al modelo: espera en la FIFO sin tocar el disco.
+    assert first.stdout.readline() == "[turn 1][save B]\n"
     yield first
     if first.poll() is None:
         first.kill()
@@ -49,11 +52,9 @@ def test_a_second_agent_is_refused_and_changes_nothing(run, workdir, held, resum
 def test_sigkill_frees_the_lock_and_the_task_resumes(run, workdir, held):
     held.send_signal(signal.SIGKILL)
     assert held.wait() == -signal.SIGKILL
-    os.remove(workdir / "sales-notes.txt")
-    shutil.copy(NOTES, workdir / "sales-notes.txt")
     resumed = run(workdir, resume=True)
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.branch == "rerun" and resumed.stdout.endswith(
+    assert resumed.branch == "none" and resumed.stdout.endswith(
         "[done] Reporte escrito en report.txt, tarea completa.\n"
     )
     assert report_copies(workdir / "report.txt") == 1
