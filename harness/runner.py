@@ -22,10 +22,11 @@ def load_agent(path, name="agente"):
     return module
 
 
-# Cómo se reconoce en el log cada rama de reconcile al reanudar.
+# Cómo se reconoce en el log cada rama de reconcile al reanudar («volviendo a ejecutar»: una de solo
+# lectura, o una escritura idempotente con clave).
 BRANCH_MARKERS = {
     "hit": "acierto en el registro",
-    "rerun": "herramienta de solo lectura, volviendo a ejecutar",
+    "rerun": "volviendo a ejecutar",
     "is_error": "agregando is_error",
 }
 

@@ -27,6 +27,12 @@ EFFECTS_FILE = "effects.json"
 TMP_SUFFIX = ".tmp"
 
 READ_ONLY = frozenset({"read_notes", "count_words", "check_report"})
+# Con claves de idempotencia (la opción «idempotente» del agente), write_report recibe el tool_use_id
+# como clave y repetirla no duplica el reporte: reanudar puede volver a ejecutarla en vez de is_error.
+KEYED = frozenset({"write_report"})
+# Los recibos de esas claves, junto al reporte (harness.beyond.idempotent).
+RECEIPTS_SUFFIX = ".claves.json"
+_keys = {"on": False}
 
 
 class ToolError(HarnessError):
@@ -126,7 +132,7 @@ def check_report(tool_input):
     copies = text.count(REPORT_TITLE)
     if copies == 0:
         return f"{tool_input['path']} existe pero no contiene el reporte: {REPORT_MISSING}"
-    return f"{tool_input['path']} existe y contiene el reporte {copies} vez/veces"
+    return f"{tool_input['path']} existe y contiene el reporte {copies} {'vez' if copies == 1 else 'veces'}"
 
 
 TOOL_IMPLS = {
@@ -137,11 +143,32 @@ TOOL_IMPLS = {
 }
 
 
-def run_tool(name, tool_input):
-    """``TOOL_IMPLS[name](tool_input)``, con un error claro si la herramienta no existe."""
+def use_idempotency_keys(on):
+    """Enciende (o apaga) las claves de idempotencia para las herramientas de ``KEYED``."""
+    _keys["on"] = bool(on)
+
+
+def safe_to_rerun(name):
+    """¿Se puede volver a ejecutar sin duplicar su efecto? Las de solo lectura siempre; las de
+    ``KEYED``, solo con claves de idempotencia."""
+    return name in READ_ONLY or (name in KEYED and _keys["on"])
+
+
+def rerun_reason(name):
+    """Por qué reanudar puede volver a ejecutarla, en las palabras de la lección."""
+    return "herramienta de solo lectura" if name in READ_ONLY else "escritura idempotente con clave"
+
+
+def run_tool(name, tool_input, key=None):
+    """``TOOL_IMPLS[name](tool_input)``, con un error claro si la herramienta no existe. ``key`` (el
+    ``tool_use_id``) solo cuenta con claves de idempotencia encendidas."""
     if name not in TOOL_IMPLS:
         raise ToolError(f"no existe la herramienta {name}")
     jitter()  # solo con AGENT_JITTER_MS: reparte las muertes de la prueba de tortura
+    if key is not None and name in KEYED and _keys["on"]:
+        from harness.beyond.idempotent import write_report_once  # solo con la opción (y sin ciclo)
+
+        return write_report_once(tool_input, key)
     return TOOL_IMPLS[name](tool_input)
 
 
@@ -182,7 +209,8 @@ def report_copies(path=REPORT_PATH):
 
 def prepare_task_files():
     """Deja el directorio listo para una corrida nueva: sin reporte viejo, con las notas de ventas."""
-    remove_durably(REPORT_PATH, REPORT_PATH + TMP_SUFFIX)  # borrado en disco antes del primer punto A
+    # Borrados en disco antes del primer punto A (con los recibos de las claves de idempotencia).
+    remove_durably(REPORT_PATH, REPORT_PATH + TMP_SUFFIX, REPORT_PATH + RECEIPTS_SUFFIX)
     if not os.path.exists(NOTES_PATH):
         with open(os.path.join(os.path.dirname(__file__), "data", NOTES_PATH), "rb") as src:
             notes = src.read()

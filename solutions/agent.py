@@ -29,7 +29,14 @@ from harness.lock import workdir_lock
 from harness.protocol import block_to_dict
 from harness.replies import check_resumable, checked_call, finished, interrupted
 from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
-from harness.tools import READ_ONLY, TOOLS, prepare_task_files, run_tool
+from harness.tools import (
+    TOOLS,
+    prepare_task_files,
+    rerun_reason,
+    run_tool,
+    safe_to_rerun,
+    use_idempotency_keys,
+)
 from harness.workdir import check_agent_files, enter_workdir
 
 CHECKPOINT_PATH = "checkpoint.json"
@@ -217,7 +224,7 @@ def run_tool_uses(content):
     results = []
     for block in tool_uses(content):
         try:
-            output = run_tool(block["name"], block["input"])
+            output = run_tool(block["name"], block["input"], key=block["id"])
         except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
             results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
             continue
@@ -251,9 +258,9 @@ def reconcile(cp):
         print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")
         return tool_result(pending["id"], hit["result"])
 
-    if pending["name"] in READ_ONLY:
-        print(f"{where} fallo en el registro, herramienta de solo lectura, volviendo a ejecutar")
-        output = run_tool(pending["name"], pending["input"])
+    if safe_to_rerun(pending["name"]):  # solo lectura (o write_report con claves: variante «idempotente»)
+        print(f"{where} fallo en el registro, {rerun_reason(pending['name'])}, volviendo a ejecutar")
+        output = run_tool(pending["name"], pending["input"], key=pending["id"])
         save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
         return tool_result(pending["id"], output)
 
@@ -301,7 +308,7 @@ def resume_scene(task):
 # %% leccion_6_puntos_de_control.ipynb · celda code-63
 USAGE = "uso: python agent.py [--resume] [--live]"
 OPTIONS = {"--resume", "--live"}
-VARIANTS = ("dos-puntos", "solo-b")
+VARIANTS = ("dos-puntos", "solo-b", "idempotente")
 
 
 def main(argv=None):
@@ -324,8 +331,10 @@ def main(argv=None):
         with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
             # --live sin clave falla acá, antes de tocar el disco: el reporte y el punto de control intactos.
             client = make_client("--live" in args)
+            # «idempotente»: write_report con el tool_use_id como clave; reanudar la repite sin duplicarla.
+            use_idempotency_keys(variant == "idempotente")
             scene = resume_scene(TASK) if resume else None
-            result = run_agent(client, TASK, TOOLS, scene, point_a=variant == "dos-puntos")
+            result = run_agent(client, TASK, TOOLS, scene, point_a=variant != "solo-b")
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137

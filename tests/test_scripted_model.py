@@ -54,7 +54,7 @@ def test_after_is_error_on_write_report_the_model_verifies():
     assert check.content[0].name == "check_report"
     missing = answer(failed, check, "report.txt no existe: el reporte no se escribió")
     assert reply(missing).content[0].name == "write_report"
-    done = reply(answer(failed, check, "report.txt existe y contiene el reporte 1 vez/veces"))
+    done = reply(answer(failed, check, "report.txt existe y contiene el reporte 1 vez"))
     assert done.stop_reason == "end_turn" and "Verifiqué" in done.content[0].text
 
     assert reply(answer(messages, write, "Reporte escrito")).content[0].text == FINAL_TEXT

@@ -18,12 +18,12 @@ import json
 import os
 
 from harness.durable import read_bytes, write_durable
-from harness.tools import ToolError, _arg, _path
+from harness.tools import RECEIPTS_SUFFIX, ToolError, _arg, _path
 
 
 def receipts_path(report_path):
     """Dónde viven los recibos de un reporte: al lado, con su mismo nombre."""
-    return f"{report_path}.claves.json"
+    return f"{report_path}{RECEIPTS_SUFFIX}"
 
 
 def _load_receipts(path):
