@@ -248,6 +248,12 @@ def test_no_path_the_notebooks_create_has_a_name_windows_refuses(copy_of_repo, t
     failures = {}
     for notebook in NOTEBOOKS:
         copied = copy_of_repo / notebook.relative_to(REPO)
+        # Las fuentes del instructor no tienen la lección al lado: usan el agente de referencia, como
+        # al calificar (harness.exercise_feedback lee LESSON_AGENT).
+        if copied.is_relative_to(copy_of_repo / "solutions"):
+            monkeypatch.setenv("LESSON_AGENT", os.fspath(copy_of_repo / "solutions" / "agent.py"))
+        else:
+            monkeypatch.delenv("LESSON_AGENT", raising=False)
         try:
             execute(cleared(copied), copied.parent, timeout=300)
         except Exception as err:  # noqa: BLE001 (se informa al final, junto con los nombres)
