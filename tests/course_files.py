@@ -1,5 +1,5 @@
-"""Lo que varias pruebas comparten: dónde está el notebook de la lección y fotos del disco, para
-exigir que una corrida rechazada no cambió nada (se importa como ``seed_text``)."""
+"""Lo que varias pruebas comparten: dónde está el notebook de la lección, lo que muestra una celda y
+fotos del disco, para exigir que una corrida rechazada no cambió nada."""
 
 import hashlib
 import os
@@ -25,3 +25,14 @@ def digest(workdir):
             data = open(path, "rb").read() if stat.S_ISREG(mode) else b""  # noqa: SIM115
             found[os.path.relpath(path, workdir)] = (mode, hashlib.sha256(data).hexdigest())
     return found
+
+
+def output_text(cell):
+    """Lo que la celda muestra como texto: sus streams y la versión text/plain de sus datos."""
+    parts = []
+    for output in cell.outputs:
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif "data" in output:
+            parts.append(output.data.get("text/plain", ""))
+    return "".join(parts)

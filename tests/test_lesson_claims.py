@@ -15,7 +15,7 @@ import re
 
 import nbformat
 import pytest
-from course_files import LESSON_NOTEBOOK
+from course_files import LESSON_NOTEBOOK, output_text
 
 CLAIMS = (
     "transcripcion-caida",
@@ -45,16 +45,6 @@ PREDICTION = "**Antes de ejecutar:**"
 @pytest.fixture(scope="module")
 def notebook():
     return nbformat.read(LESSON_NOTEBOOK, as_version=4)
-
-
-def output_text(cell):
-    parts = []
-    for output in cell.outputs:
-        if output.output_type == "stream":
-            parts.append(output.text)
-        elif "data" in output:
-            parts.append(output.data.get("text/plain", ""))
-    return "".join(parts)
 
 
 def claim_problems(notebook):

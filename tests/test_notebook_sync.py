@@ -14,6 +14,7 @@ import tempfile
 
 import nbformat
 import pytest
+from course_files import output_text
 from seed_text import SEED, transcript
 
 from maintainer.notebook_run import WIDGET_VIEW
@@ -33,17 +34,6 @@ def notebook():
 
 def code_cells(notebook):
     return [cell for cell in notebook.cells if cell.cell_type == "code"]
-
-
-def output_text(cell):
-    """Lo que la celda muestra como texto: sus streams y la versión text/plain de sus datos."""
-    parts = []
-    for output in cell.outputs:
-        if output.output_type == "stream":
-            parts.append(output.text)
-        elif "data" in output:
-            parts.append(output.data.get("text/plain", ""))
-    return "".join(parts)
 
 
 def all_output(notebook):
