@@ -112,9 +112,8 @@ def load_checkpoint():
 # %% leccion_6_puntos_de_control.ipynb · celda code-28a
 def fresh_scene(task):
     """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
-    check_agent_files(
-        CHECKPOINT_PATH, EFFECTS_PATH
-    )  # un directorio en su lugar: rechazado antes de borrar nada
+    # Un directorio en lugar de un archivo del agente: rechazado antes de borrar nada.
+    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)
     # El punto de control primero, y fijado en disco: si esto muere a mitad (o se corta la luz), un --resume
     # no encuentra una tarea vieja «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen.
     remove_durably(CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp")
