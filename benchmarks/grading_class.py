@@ -20,28 +20,33 @@ from nbgrader.api import Gradebook
 # Se corre como script desde la raíz: solutions/ no está instalado, así que se agrega el repositorio.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from solutions.grading.grade_class import grade_class  # noqa: E402
+from solutions.grading.grade_class import grade_class, show_progress  # noqa: E402
 from solutions.grading.release import ASSIGNMENT, EXERCISES, generate  # noqa: E402
 from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit  # noqa: E402
 
 TIMEOUT = 5  # el de la prueba de punta a punta: corta pronto el bucle infinito de la clase adversaria
 
 
-def lesson_class(course_dir, size, processes, adversarial=True):
-    """Entrega y califica ``size`` entregas (sin ``adversarial``, todas correctas); (entregas,
-    segundos, {estudiante: puntos esperados})."""
+def lesson_course(course_dir, size, adversarial=True):
+    """Reparte y entrega ``size`` entregas (sin ``adversarial``, todas correctas); {estudiante: puntos
+    esperados}."""
     released = generate(course_dir)
     names = list(CLASS)[:size] if adversarial else []
     students = {name: CLASS[name] for name in names}
     students.update({f"extra_{i}": {NIVEL_1: {}, NIVEL_2: {}} for i in range(size - len(names))})
     submit(course_dir, released, students)
+    return {s: HONEST.get(s, HONEST["correcta"]) for s in students}
+
+
+def lesson_class(course_dir, size, processes):
+    """Entrega y califica ``size`` entregas; (entregas, segundos, {estudiante: puntos esperados})."""
+    expected = lesson_course(course_dir, size)
     start = time.perf_counter()
-    failed = grade_class(course_dir, processes, TIMEOUT)
+    failed = grade_class(course_dir, processes, TIMEOUT, progress=show_progress)
     elapsed = time.perf_counter() - start
     if failed:
         raise SystemExit(f"no se pudo calificar a {', '.join(s for s, _ in failed)}")
-    expected = {s: HONEST.get(s, HONEST["correcta"]) for s in students}
-    return len(students), elapsed, expected
+    return len(expected), elapsed, expected
 
 
 def inconsistencies(course_dir, expected):

@@ -1,17 +1,30 @@
-"""Mide cuánto tarda calificar una entrega de la Lección 6, y lo compara con un notebook trivial.
+"""Mide cuánto tarda calificar una entrega de la Lección 6 y lo compara con un notebook trivial.
 
-    python benchmarks/grading_speed.py [--students 11] [--procesos N] [--solo-correctas]
+    python benchmarks/grading_speed.py [--students 8] [--rondas 3] [--procesos N] [--clase-adversaria]
 
-Arma en carpetas temporales (1) una clase de ``--students`` entregas de la Lección 6 (la clase
-adversaria de las pruebas y, hasta completar, entregas correctas) y (2) la misma cantidad de
-entregas de un notebook de una sola celda (``answer = 1``, una prueba). Las dos pasan por el mismo
-camino: ``grade_class``, con la misma configuración de nbgrader, el mismo aislamiento y los mismos
-procesos. Imprime el tiempo total, el de cada entrega y el cociente entre los dos. Con
-``--solo-correctas`` la clase de la Lección 6 no trae la adversaria (ni su bucle de 5 s).
+En la misma corrida arma dos cursos en carpetas temporales: la Lección 6 (``--students`` entregas
+correctas; con ``--clase-adversaria``, la clase adversaria de las pruebas y, hasta completar,
+correctas) y un notebook de una sola celda (``answer = 1``, una prueba) con otras tantas entregas.
+Los dos se califican por el mismo camino, ``grade_class`` (la misma configuración de nbgrader, el
+mismo aislamiento), y se miden tres cosas:
+
+1. **Una entrega, de punta a punta**: lo que espera quien califica una entrega suelta (una que llegó
+   tarde, por ejemplo) con el comando del curso, en un intérprete nuevo: cargar nbgrader, medir la
+   verdad del Nivel 1 si hace falta, calificar y escribir ``grades.csv``. Es la medida del issue (y
+   su objetivo: la Lección 6 no más de 1,5 veces el notebook trivial). Mediana de ``--rondas``,
+   alternando los dos cursos.
+2. **Cada entrega de una clase, de a una** (un proceso): de que empieza su ``autograde`` a que tiene
+   la nota, lo que ``grade_class`` informa por entrega; la mediana. Sin lo que se hace una vez.
+3. **La clase** (``--procesos``, uno por núcleo): el tiempo total repartido entre las entregas. Con
+   los núcleos llenos cuenta el trabajo total (dos kernels y nueve corridas por entrega de la
+   lección, contra un kernel), no la espera.
 """
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,15 +33,21 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
 # Se corre como script desde la raíz: solutions/ no está instalado, así que se agrega el repositorio.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, REPO)
 
-from grading_class import TIMEOUT, lesson_class  # noqa: E402
+from grading_class import TIMEOUT, lesson_course  # noqa: E402
 
 from solutions.grading.grade_class import grade_class  # noqa: E402
-from solutions.grading.release import course_config, nbgrader  # noqa: E402
-from solutions.grading.sample_class import CLASS  # noqa: E402
+from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, nbgrader  # noqa: E402
 
 TRIVIAL = "trivial"
+# El comando del curso en un intérprete nuevo, con los argumentos de ``grade_class`` en JSON.
+ONE_SUBMISSION = (
+    "import json, sys; sys.path.insert(0, sys.argv[1]); "
+    "from solutions.grading.grade_class import grade_class; "
+    "sys.exit(1 if grade_class(sys.argv[2], 1, **json.loads(sys.argv[3])) else 0)"
+)
 
 
 def trivial_cell(grade_id, text, **flags):
@@ -36,9 +55,9 @@ def trivial_cell(grade_id, text, **flags):
     return new_code_cell(text, metadata={"nbgrader": meta})
 
 
-def trivial_class(course_dir, students, processes):
-    """Un notebook sin nada de la lección (una celda de respuesta y una de prueba), calificado por el
-    mismo camino que la lección: solo cambian de dónde salen la fuente y lo repartido."""
+def trivial_course(course_dir, students):
+    """Un notebook sin nada de la lección (una celda de respuesta y una de prueba), repartido y
+    entregado por ``students``; devuelve los argumentos de ``grade_class`` para calificarlo."""
     source = os.path.join(course_dir, "fuentes")
     os.makedirs(os.path.join(source, TRIVIAL))
     nb = new_notebook(
@@ -59,34 +78,67 @@ def trivial_class(course_dir, students, processes):
         "CourseDirectory": {"source_directory": source},
         "RestoreStructure": {"released_directory": os.path.join(course_dir, "release", TRIVIAL)},
     }
+    return {"assignment": TRIVIAL, "notebooks": [TRIVIAL], "overrides": overrides}
+
+
+def one_submission(course_dir, how):
+    """Segundos del comando del curso, en un intérprete nuevo, sobre un curso con una entrega."""
     start = time.perf_counter()
-    failed = grade_class(course_dir, processes, TIMEOUT, TRIVIAL, (TRIVIAL,), overrides)
+    subprocess.run([sys.executable, "-c", ONE_SUBMISSION, REPO, course_dir, json.dumps(how)], check=True)
+    return time.perf_counter() - start
+
+
+def class_of(course_dir, processes, how):
+    """(segundos de cada entrega, segundos de toda la clase) al calificar con ``grade_class``."""
+    each = []
+    start = time.perf_counter()
+    failed = grade_class(course_dir, processes, TIMEOUT, progress=lambda *done: each.append(done[-1]), **how)
+    total = time.perf_counter() - start
     if failed:
-        raise SystemExit(f"no se pudo calificar el notebook trivial de {', '.join(s for s, _ in failed)}")
-    return students, time.perf_counter() - start
+        raise SystemExit(f"no se pudo calificar a {', '.join(s for s, _ in failed)}")
+    return each, total
+
+
+def measure(args, folders):
+    """{medida: (Lección 6, trivial)} en segundos."""
+    (lesson_one, lesson_many, lesson), (trivial_one, trivial_many, trivial) = folders
+    rounds = [
+        [one_submission(lesson_one, lesson), one_submission(trivial_one, trivial)] for _ in range(args.rondas)
+    ]
+    each = [class_of(lesson_many, 1, lesson)[0], class_of(trivial_many, 1, trivial)[0]]
+    whole = [
+        class_of(lesson_many, args.procesos, lesson)[1],
+        class_of(trivial_many, args.procesos, trivial)[1],
+    ]
+    return {
+        "una entrega, de punta a punta": [statistics.median(r[i] for r in rounds) for i in (0, 1)],
+        "cada entrega de una clase, de a una": [statistics.median(e) for e in each],
+        f"la clase ({args.procesos} procesos), por entrega": [t / args.students for t in whole],
+    }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=len(CLASS), help="entregas de cada clase")
-    parser.add_argument("--procesos", type=int, default=os.cpu_count(), help="entregas a la vez")
-    parser.add_argument("--solo-correctas", action="store_true", help="sin la clase adversaria")
+    parser.add_argument("--students", type=int, default=8, help="entregas de cada clase")
+    parser.add_argument("--rondas", type=int, default=3, help="veces que se mide la entrega suelta")
+    parser.add_argument("--procesos", type=int, default=os.cpu_count(), help="entregas a la vez en la clase")
+    parser.add_argument("--clase-adversaria", action="store_true", help="con la clase adversaria")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as lesson, tempfile.TemporaryDirectory() as trivial:
-        n_trivial, t_trivial = trivial_class(trivial, args.students, args.procesos)
-        n_lesson, t_lesson, _ = lesson_class(lesson, args.students, args.procesos, not args.solo_correctas)
-    rows = (
-        (
-            f"Lección 6 (2 notebooks, {'correctas' if args.solo_correctas else 'clase adversaria'})",
-            n_lesson,
-            t_lesson,
-        ),
-        ("notebook trivial (1 celda + 1 prueba)", n_trivial, t_trivial),
-    )
-    print(f"{'qué':<44} {'entregas':>8} {'total':>8} {'por entrega':>12}")
-    for what, n, t in rows:
-        print(f"{what:<44} {n:>8} {t:7.1f}s {t / n:11.2f}s")
-    print(f"cociente por entrega: {(t_lesson / n_lesson) / (t_trivial / n_trivial):.2f}×")
+    lesson = {"assignment": ASSIGNMENT, "notebooks": list(EXERCISES)}
+    with tempfile.TemporaryDirectory() as root:
+        folders = [os.path.join(root, name) for name in ("l1", "ln", "t1", "tn")]
+        for folder in folders:
+            os.makedirs(folder)
+        lesson_course(folders[0], 1, adversarial=False)
+        lesson_course(folders[1], args.students, args.clase_adversaria)
+        trivial_course(folders[2], 1)
+        trivial = trivial_course(folders[3], args.students)
+        print("midiendo…", file=sys.stderr, flush=True)
+        rows = measure(args, [(folders[0], folders[1], lesson), (folders[2], folders[3], trivial)])
+    print(f"{'qué':<44} {'Lección 6':>10} {'trivial':>10} {'cociente':>9}")
+    for what, (mine, theirs) in rows.items():
+        print(f"{what:<44} {mine:9.2f}s {theirs:9.2f}s {mine / theirs:8.2f}×")
+    print("objetivo: una entrega, de punta a punta, no más de 1,5×")
 
 
 if __name__ == "__main__":

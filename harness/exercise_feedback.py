@@ -140,9 +140,10 @@ def lesson_ledger():
 
 
 def reset_workdir():
-    """Vacía ``_trabajo/nivel_2`` y arma ahí el agente de la lección."""
+    """Vacía ``_trabajo/nivel_2`` y arma ahí el agente de la lección. Al calificar solo la vacía: la
+    celda ``%%writefile`` escribe ahí, y sin carpeta la nota devuelta mostraría un error que no es tuyo."""
+    fresh_dir(WORKDIR)
     if not grading_elsewhere():
-        fresh_dir(WORKDIR)
         _agent.clear()
         lesson_agent()
 

@@ -10,6 +10,7 @@ Cada aviso lleva un valor al azar de esta corrida que el proceso recibe por una 
 un script que escribe los archivos a mano, sin correr nada, no deja avisos válidos.
 """
 
+import functools
 import json
 import os
 import secrets
@@ -86,9 +87,8 @@ class _Probe:
         return wrapped
 
 
-def _child(spec_path):
-    with open(spec_path, encoding="utf-8") as f:
-        spec = json.load(f)
+def _child(spec):
+    """El proceso hijo: ``spec`` dice qué correr, dónde y por cuáles tuberías avisar."""
     nonce = os.read(spec["nonce_fd"], 64).decode()
     os.close(spec["nonce_fd"])
     probe = _Probe(nonce, spec["events_fd"], spec["stop_at"])
@@ -127,11 +127,15 @@ def run_and_kill(
     env=None,
     prefix=(),
     timeout=30,
+    launch=None,
 ):
     """Corre ``source`` (la celda con ``run_tool_uses_fixed``, llamada con ``content``) o ``script`` en
     un proceso nuevo dentro de ``workdir``; lo mata con SIGKILL cuando llega ``stop_at`` («herramienta:
     write_report», «registro», «caida», o una lista: lo primero que ocurra; None: que termine solo).
-    ``prefix`` antepone un comando (un aislamiento); sin él, el proceso va en su propia sesión y la muerte alcanza a todo su grupo."""
+    ``prefix`` antepone un comando (un aislamiento); sin él, el proceso va en su propia sesión y la muerte alcanza a todo su grupo.
+    ``launch(spec, env)`` cambia cómo nace el proceso (por ejemplo, bifurcado de uno ya preparado):
+    devuelve algo con la interfaz de ``Popen`` que usa esta función (``args``, ``kill``, ``wait``,
+    ``communicate``, ``returncode``)."""
     workdir = os.path.abspath(workdir)
     nonce = secrets.token_hex(16)
     nonce_r, nonce_w = os.pipe()
@@ -145,29 +149,34 @@ def run_and_kill(
         content=content,
         script=script and os.path.abspath(script),
     )
-    spec_path = os.path.join(workdir, ".ejecucion.json")
-    with open(spec_path, "w", encoding="utf-8") as f:
-        json.dump(spec, f)
     full_env = {k: v for k, v in os.environ.items() if k != "CRASH_AFTER"}
     full_env.update(env or {}, PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1")
-    child = subprocess.Popen(
-        [*prefix, sys.executable, "-m", "harness.kill_at_moment", spec_path],
-        cwd=workdir,
-        env=full_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        pass_fds=(nonce_r, events_w),
-        start_new_session=not prefix,
-    )
+    child = (launch or functools.partial(_popen, prefix))(spec, full_env)
     os.close(nonce_r)
     os.close(events_w)
     os.write(nonce_w, nonce.encode())
     os.close(nonce_w)
     events, at_moment, timed_out = _watch(child, events_r, nonce, timeout)
     stdout, stderr = child.communicate()
-    os.remove(spec_path)
     text = lambda b: b.decode("utf-8", "replace")  # noqa: E731
     return KillRun(events, at_moment, child.returncode, text(stdout), text(stderr), timed_out)
+
+
+def _popen(prefix, spec, env):
+    """Un proceso nuevo con ``python -m harness.kill_at_moment``; lee ``spec`` de un archivo que
+    borra al empezar."""
+    spec_path = os.path.join(spec["workdir"], ".ejecucion.json")
+    with open(spec_path, "w", encoding="utf-8") as f:
+        json.dump(spec, f)
+    return subprocess.Popen(
+        [*prefix, sys.executable, "-m", "harness.kill_at_moment", spec_path],
+        cwd=spec["workdir"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(spec["nonce_fd"], spec["events_fd"]),
+        start_new_session=not prefix,
+    )
 
 
 def _kill(child, prefix_used):
@@ -216,4 +225,7 @@ def _watch(child, events_r, nonce, timeout):
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1])
+    with open(sys.argv[1], encoding="utf-8") as f:
+        spec = json.load(f)
+    os.remove(sys.argv[1])
+    _child(spec)

@@ -5,11 +5,12 @@
 La carpeta del curso tiene ``submitted/<estudiante>/leccion_6/*.ipynb``. El comando deja su
 ``nbgrader_config.py`` (una línea que carga el del repositorio), registra la tarea si hace falta
 (``generate_assignment``) y reparte las entregas entre procesos (uno por núcleo). Cada proceso carga
-nbgrader una sola vez y corre el ``autograde`` de cada entrega que le toca, con la misma
-configuración que ``nbgrader autograde``, contra su propia copia de ``gradebook.db``; después las
-notas pasan a la base del curso de a una, así que la base queda consistente. Al final ``nbgrader
-export`` escribe ``grades.csv``. Un estudiante que no se pudo calificar se nombra en una línea y el
-comando sale con código 1: nunca queda un 0 silencioso.
+nbgrader una sola vez y corre el ``autograde`` de cada entrega que le toca (``AheadAutograde``: el de
+nbgrader, con la misma configuración, que arranca los kernels y las comprobaciones de la entrega
+desde el principio) contra su propia copia de ``gradebook.db``. Las notas de cada entrega pasan a la
+base del curso apenas termina (una línea de avance por entrega en stderr), así que la base queda
+consistente; al final se escribe ``grades.csv`` como lo haría ``nbgrader export``. Un estudiante que
+no se pudo calificar se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
 """
 
 import argparse
@@ -19,14 +20,17 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 from nbgrader.api import Gradebook
-from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
+from nbgrader.plugins import CsvExportPlugin
 from nbgrader.utils import capture_log
 from traitlets.config import Config, PyFileConfigLoader
 
 from solutions.grading import sandbox, truth
+from solutions.grading.autograde import AheadAutograde
+from solutions.grading.judge import CHECKS
 from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, nbgrader
 
 # Lo que cada proceso de calificación arma una vez: su configuración y su copia de la base.
@@ -65,13 +69,19 @@ def _prepare_worker(course_dir, scratch, timeout, overrides):
     _worker.update(config=config, db=db, course_dir=course_dir)
 
 
-def _autograde(assignment, student, notebooks):
-    """El ``autograde`` de una entrega en este proceso; (estudiante, base, problema o None)."""
+def _autograde(job):
+    """El ``autograde`` de una entrega en este proceso; (estudiante, base, problema o None, segundos)."""
+    start = time.perf_counter()
+    student, db, problem = _autograde_one(*job)
+    return student, db, problem, time.perf_counter() - start
+
+
+def _autograde_one(assignment, student, notebooks):
     if "problem" in _worker:
         return student, None, _worker["problem"]
     config = _worker["config"]
     coursedir = CourseDirectory(config=config, assignment_id=assignment, student_id=student)
-    app = Autograde(coursedir=coursedir, config=config)
+    app = AheadAutograde(coursedir=coursedir, config=config)
     app.force, app.create_student = True, True
     done = capture_log(app)
     folder = os.path.join(_worker["course_dir"], "autograded", student, assignment)
@@ -101,34 +111,59 @@ def merge(course_dir, assignment, student, db):
 
 
 def grade_class(
-    course_dir, processes, timeout=30, assignment=ASSIGNMENT, notebooks=EXERCISES, overrides=None
+    course_dir,
+    processes,
+    timeout=30,
+    assignment=ASSIGNMENT,
+    notebooks=EXERCISES,
+    overrides=None,
+    progress=None,
 ):
-    """Califica cada entrega de ``assignment`` en ``processes`` procesos; [(estudiante, problema)]."""
+    """Califica cada entrega de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
+    ``progress(hechas, total, estudiante, problema, segundos)`` se llama al terminar cada entrega."""
     course_config(course_dir)
     if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
         nbgrader(course_dir, "generate_assignment", assignment, "--force")
     sandbox.required()
     failed = []
     # Las bases de cada proceso son copias de trabajo: en memoria (/dev/shm), sus commits no esperan
-    # al disco. Si algo falla se descartan; la del curso solo recibe las notas de a una, al final.
+    # al disco. Si algo falla se descartan; la del curso recibe las notas de a una entrega.
     with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as scratch:
-        measured = os.path.join(scratch, "verdad.json")
-        with open(measured, "w", encoding="utf-8") as f:
-            json.dump(truth.measured(), f)  # una medición para toda la clase, no una por entrega
-        os.environ[truth.TRUTH_FILE_ENV] = measured
+        if any(kind == "json" for n in notebooks for kind, _ in CHECKS.get(n, {}).values()):
+            measured = os.path.join(scratch, "verdad.json")
+            with open(measured, "w", encoding="utf-8") as f:
+                json.dump(truth.measured(), f)  # una medición para toda la clase, no una por entrega
+            os.environ[truth.TRUTH_FILE_ENV] = measured
         # fork: cada proceso hereda lo ya importado; la base de cada uno es suya hasta el final.
         context = multiprocessing.get_context("fork")
         init = (course_dir, scratch, timeout, overrides or {})
         with context.Pool(processes, initializer=_start_worker, initargs=init, maxtasksperchild=None) as pool:
             jobs = [(assignment, s, notebooks) for s in students(course_dir, assignment)]
-            results = pool.starmap(_autograde, jobs, chunksize=1)
-        for student, db, problem in results:
-            if problem:
-                failed.append((student, problem))
-            else:
-                merge(course_dir, assignment, student, db)
-    nbgrader(course_dir, "export")
+            for done, (student, db, problem, seconds) in enumerate(pool.imap_unordered(_autograde, jobs), 1):
+                if problem:
+                    failed.append((student, problem))
+                else:
+                    merge(course_dir, assignment, student, db)
+                if progress:
+                    progress(done, len(jobs), student, problem, seconds)
+    export_grades(course_dir)
     return failed
+
+
+def export_grades(course_dir):
+    """Lo que hace ``nbgrader export`` con la configuración del curso (``grades.csv``), en este
+    proceso: otro intérprete que vuelva a cargar nbgrader tarda más que exportar."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
+    coursedir = CourseDirectory(config=config, root=course_dir)
+    plugin = CsvExportPlugin(config=config)
+    plugin.to = plugin.to or os.path.join(course_dir, "grades.csv")
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gradebook:
+        plugin.export(gradebook)
+
+
+def show_progress(done, total, student, problem, seconds):
+    outcome = f"NO SE PUDO CALIFICAR ({problem})" if problem else f"calificada en {seconds:.1f} s"
+    print(f"[{done}/{total}] {student}: {outcome}", file=sys.stderr, flush=True)
 
 
 def main(argv=None):
@@ -147,7 +182,9 @@ def main(argv=None):
     except sandbox.SandboxMissingError as err:
         print(err, file=sys.stderr)
         return 2
-    failed = grade_class(os.path.abspath(args.carpeta), max(1, args.procesos), args.tiempo)
+    failed = grade_class(
+        os.path.abspath(args.carpeta), max(1, args.procesos), args.tiempo, progress=show_progress
+    )
     for student, problem in failed:
         print(f"NO SE PUDO CALIFICAR a {student}: {problem}", file=sys.stderr)
     print(f"grades.csv escrito en {args.carpeta}" + (f"; {len(failed)} sin calificar" if failed else ""))

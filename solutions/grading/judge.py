@@ -9,15 +9,17 @@ script que escribe los archivos a mano, sin correr el código del agente, no pas
 de la persona escribe en stderr queda capturado: no cuenta como error.
 """
 
+import contextlib
+import functools
 import json
 import os
-import shutil
 
 from harness.disk_state import read_disk_state
 from harness.exercise_feedback import WRITE_REPORT_CALL
 from harness.kill_at_moment import run_and_kill
 from maintainer.paths import REFERENCE_AGENT
-from solutions.grading import sandbox, truth
+from solutions.grading import forkserver, sandbox, truth
+from solutions.grading.forkserver import ForkServer
 
 ANSWER_MARK = "@@respuesta@@"
 TOOL_USE_ID = "toolu_03"
@@ -62,41 +64,56 @@ def check_prediction(item, answer):
 # —— Nivel 2 ——
 
 
+@contextlib.contextmanager
 def runner(scratch, timeout):
     """Corre código de la persona en una carpeta nueva de ``scratch``, aislada, y lo mata donde se pida.
-    Cada corrida tarda menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas)
-    termina la comprobación: un bucle cuesta un solo corte."""
+    Las corridas nacen de un servidor de corridas (``forkserver``) aislado en ``scratch`` (donde no lo
+    hay, cada una arranca su propio intérprete aislado en su carpeta). Cada una tarda
+    menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas) termina la
+    comprobación: un bucle cuesta un solo corte."""
     count = [0]
+    served = forkserver.available()
+    with ForkServer(sandbox.prefix(scratch), scratch) if served else contextlib.nullcontext() as server:
 
-    def run(**kwargs):
-        count[0] += 1
-        workdir = os.path.join(scratch, f"corrida_{count[0]}")
-        shutil.rmtree(workdir, ignore_errors=True)
-        os.makedirs(workdir)
-        if "script_text" in kwargs:
-            kwargs["script"] = os.path.join(workdir, "reproducir_orden.py")
-            with open(kwargs["script"], "w", encoding="utf-8") as f:
-                f.write(kwargs.pop("script_text"))
-        done = run_and_kill(
-            workdir, agent=REFERENCE_AGENT, prefix=sandbox.prefix(workdir), timeout=timeout, **kwargs
-        )
-        if done.timed_out:
-            raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
-        return done, read_disk_state(workdir)
+        def run(**kwargs):
+            count[0] += 1
+            workdir = os.path.join(scratch, f"corrida_{count[0]}")
+            os.makedirs(workdir)
+            if "script_text" in kwargs:
+                kwargs["script"] = os.path.join(workdir, "reproducir_orden.py")
+                with open(kwargs["script"], "w", encoding="utf-8") as f:
+                    f.write(kwargs.pop("script_text"))
+            # Sin servidor, cada corrida en su propio aislamiento, que solo escribe en su carpeta.
+            how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir)}
+            done = run_and_kill(workdir, agent=REFERENCE_AGENT, timeout=timeout, **how, **kwargs)
+            if done.timed_out:
+                raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
+            return done, read_disk_state(workdir)
 
-    return run
+        yield run
 
 
 def _entry(state):
     return state.entries.get(TOOL_USE_ID)
 
 
-def check_function(source, scratch, timeout):
+def with_runs(check):
+    """``check(answer, run)`` como comprobación ``(answer, scratch, timeout)``: con su servidor de corridas."""
+
+    @functools.wraps(check)
+    def judged(answer, scratch, timeout):
+        with runner(scratch, timeout) as run:
+            check(answer, run)
+
+    return judged
+
+
+@with_runs
+def check_function(source, run):
     """``run_tool_uses_fixed`` bajo SIGKILL real: sin caída, al volver la herramienta, al escribir el
     registro, con una herramienta que falla y con dos tool_use en un turno."""
     if source.lstrip().startswith("%"):
         raise AnswerError("la celda de la función no puede empezar con una orden mágica de IPython")
-    run = runner(scratch, timeout)
     done, state = run(stop_at=None, source=source, content=WRITE_REPORT_CALL)
     entry = _entry(state)
     if done.returncode != 0:
@@ -139,10 +156,11 @@ def script_text(cell_source):
     return rest
 
 
-def check_script(cell_source, scratch, timeout):
+@with_runs
+def check_script(cell_source, run):
     """El script, en procesos aislados: muere con SIGKILL en su propio crash_point, y sus avisos (con
     el valor al azar de cada corrida) prueban que corrió el registro y la herramienta de verdad."""
-    text, run = script_text(cell_source), runner(scratch, timeout)
+    text = script_text(cell_source)
     for order, label in (("prod", "after-effect-write:1"), ("fixed", "after-tool:1")):
         env = {"ORDER": order, "CRASH_AFTER": label}
         done, state = run(stop_at="caida", script_text=text, env=env)

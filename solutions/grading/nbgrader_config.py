@@ -18,7 +18,6 @@ from nbgrader.preprocessors import (  # noqa: E402
     CheckCellMetadata,
     ClearOutput,
     DeduplicateIds,
-    Execute,
     IgnorePattern,
     LimitOutput,
     OverwriteCells,
@@ -27,7 +26,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 )
 
 from solutions.grading import sandbox  # noqa: E402
-from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure  # noqa: E402
+from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, WarmExecute  # noqa: E402
 
 c = get_config()  # noqa: F821 (lo inyecta traitlets al cargar el archivo)
 
@@ -61,7 +60,7 @@ c.Autograde.sanitize_preprocessors = [
     CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
-    Execute,
+    WarmExecute,
     JudgeAnswers,
     IgnorePattern,
     ClearMetadataPreprocessor,

@@ -5,47 +5,62 @@
   texto (o el esqueleto, si la borraron); las celdas que agregó la persona quedan donde estaban. Así
   borrar la preparación no deja sin nombres a lo demás, y borrar una respuesta con su prueba da 0 en
   esa pregunta y nada más.
+- ``WarmExecute`` (al ejecutar): el ``Execute`` de nbgrader, que toma el kernel que ``grade_class``
+  adelantó para esa carpeta (``ahead``), si lo hay.
 - ``JudgeAnswers`` (después de ejecutar): reemplaza la salida de cada celda de prueba por el
   veredicto de ``judge``, calculado fuera del kernel. nbgrader cuenta los puntos desde esa salida.
 """
 
 import copy
 import os
+import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
+from queue import Empty
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import ensure_async, run_sync
 from nbformat.v4 import new_output
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
+from traitlets.utils.importstring import import_item
 
 from maintainer.paths import NOTEBOOKS
+from solutions.grading import ahead
 from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
 
 
-def _grade_id(cell):
+def grade_id(cell):
     return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def _is_answer(cell):
+    return cell.metadata.get("nbgrader", {}).get("solution")
 
 
 class RestoreStructure(NbGraderPreprocessor):
     released_directory = Unicode(NOTEBOOKS, help="dónde están los notebooks repartidos").tag(config=True)
 
+    def released(self, notebook):
+        return nbformat.read(os.path.join(self.released_directory, f"{notebook}.ipynb"), 4)
+
     def preprocess(self, nb, resources):
-        name = f"{resources['nbgrader']['notebook']}.ipynb"
-        released = nbformat.read(os.path.join(self.released_directory, name), 4)
+        released = self.released(resources["nbgrader"]["notebook"])
         known_ids = {cell.get("id") for cell in released.cells}
         answers, extras, anchor = {}, {}, None
         for cell in nb.cells:
-            if cell.metadata.get("nbgrader", {}).get("solution") and _grade_id(cell) not in answers:
-                answers[_grade_id(cell)] = cell
-            elif cell.get("id") in known_ids or _grade_id(cell):
+            if _is_answer(cell) and grade_id(cell) not in answers:
+                answers[grade_id(cell)] = cell
+            elif cell.get("id") in known_ids or grade_id(cell):
                 anchor = cell.get("id")
             else:
                 extras.setdefault(anchor, []).append(cell)
         cells = extras.get(None, [])
         for cell in released.cells:
             restored = copy.deepcopy(cell)
-            if cell.metadata.get("nbgrader", {}).get("solution") and _grade_id(cell) in answers:
-                restored.source = answers[_grade_id(cell)].source
+            if _is_answer(cell) and grade_id(cell) in answers:
+                restored.source = answers[grade_id(cell)].source
             cells += [restored, *extras.get(cell.get("id"), [])]
         nb.cells = cells
         return nb, resources
@@ -69,28 +84,92 @@ def printed_answer(cell):
     return parse_answer(lines[-1][len(ANSWER_MARK) :])
 
 
+class WarmExecute(Execute):
+    @staticmethod
+    def manager_class(config):
+        """La clase de kernel configurada (la del aislamiento): la que ``preprocess`` usa. Al construir
+        el paso, nbgrader la tapa con AsyncKernelManager; ``preprocess`` la vuelve a leer de ``config``."""
+        sections = [s for s in ("WarmExecute", "Execute") if "kernel_manager_class" in config.get(s, {})]
+        value = config[sections[0]]["kernel_manager_class"] if sections else AsyncKernelManager
+        return import_item(value) if isinstance(value, str) else value
+
+    def create_kernel_manager(self):
+        """El kernel adelantado para la carpeta de este notebook, si lo hay; si no, uno nuevo."""
+        folder = self.resources.get("metadata", {}).get("path") or os.getcwd()
+        kernel = self.nb.metadata.get("kernelspec", {}).get("name")
+        warm = ahead.take_kernel(self.kernel_manager_class, folder, kernel)
+        if warm is None:
+            return super().create_kernel_manager()
+        self.km, self._warm_client = warm
+        return self.km
+
+    async def async_start_new_kernel_client(self):
+        client = getattr(self, "_warm_client", None)
+        if client is None:
+            client = await super().async_start_new_kernel_client()
+        else:  # conectado desde que el kernel arrancó: solo falta su respuesta
+            self.kc, self._warm_client = client, None
+            await self._answered(client)
+            client.allow_stdin = False
+        ahead.release()  # el kernel ya arrancó: lo adelantado ya no le quita núcleo
+        return client
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    async def _answered(self, client):
+        """Como ``wait_for_ready`` de jupyter_client (responde ``kernel_info`` y llegan avisos por IOPub),
+        sin su pausa final de 0,2 s para vaciar IOPub: nbclient ya filtra cada aviso por su pedido."""
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            client.kernel_info()
+            try:
+                reply = await client.shell_channel.get_msg(timeout=1)
+                await client.iopub_channel.get_msg(timeout=0.2)
+            except Empty:
+                if not await ensure_async(self.km.is_alive()):
+                    raise RuntimeError("el kernel murió antes de responder") from None
+                continue
+            if reply["msg_type"] == "kernel_info_reply":
+                return
+        raise RuntimeError(f"el kernel no respondió en {self.startup_timeout} s")
+
+
 class JudgeAnswers(NbGraderPreprocessor):
     timeout = Integer(30, help="segundos por corrida del código de la entrega").tag(config=True)
 
     def preprocess(self, nb, resources):
-        checks = CHECKS.get(resources["nbgrader"]["notebook"], {})
-        folder = resources["metadata"]["path"]
-        sources = {_grade_id(c): c.source for c in nb.cells if _grade_id(c)}
-        judged = [cell for cell in nb.cells if _grade_id(cell) in checks]
+        notebook = resources["nbgrader"]["notebook"]
+        checks = CHECKS.get(notebook, {})
+        sources = {grade_id(c): c.source for c in nb.cells if grade_id(c)}
+        judged = [cell for cell in nb.cells if grade_id(cell) in checks]
         # Cada comprobación corre sus propios procesos en su carpeta: van a la vez, no una tras otra.
         with ThreadPoolExecutor(max(1, len(judged))) as pool:
-            problems = pool.map(lambda cell: self.judge(cell, checks, sources, folder), judged)
-            for cell, problem in zip(judged, problems, strict=True):
-                cell.outputs = verdict(cell, problem)
+            futures = [self.verdict(pool, notebook, cell, checks, sources) for cell in judged]
+            for cell, future in zip(judged, futures, strict=True):
+                cell.outputs = verdict(cell, future.result())
         return nb, resources
 
-    def judge(self, cell, checks, sources, folder):
-        """El problema de la respuesta que comprueba ``cell``, o None si pasa."""
-        kind, check = checks[_grade_id(cell)]
-        scratch = os.path.join(folder, "_trabajo", "calificacion", _grade_id(cell))
+    def verdict(self, pool, notebook, cell, checks, sources):
+        """El Future del problema de la respuesta que comprueba ``cell`` (None si pasa): el
+        adelantado para este mismo texto, o uno nuevo."""
+        test_id = grade_id(cell)
+        kind, check = checks[test_id]
         try:
             answer = printed_answer(cell) if kind == "json" else sources[kind.split(":")[1]]
-            check(answer, scratch, self.timeout)
         except AnswerError as wrong:
-            return str(wrong)
+            return pool.submit(str, wrong)
+        if kind != "json":
+            early = ahead.take_verdict((notebook, test_id, answer))
+            if early is not None:
+                return early
+        return pool.submit(self.problem, check, answer)
+
+    def problem(self, check, answer):
+        """Lo que no pasa de ``answer``, o None. Las corridas van en una carpeta fuera del alcance del
+        kernel de la entrega (que puede seguir vivo mientras tanto) y se borran al terminar."""
+        with tempfile.TemporaryDirectory(prefix="calificacion-") as scratch:
+            try:
+                check(answer, scratch, self.timeout)
+            except AnswerError as wrong:
+                return str(wrong)
         return None

@@ -115,7 +115,15 @@ class SandboxKernelManager(AsyncKernelManager):
         self.kernel_spec.interrupt_mode = "message"
         cwd = kw.get("cwd") or os.getcwd()
         kernel_cmd = [*prefix(cwd, readable=[self.connection_file], sockets=self._sockets), *kernel_cmd]
+        # Lo que ipykernel imprime al arrancar (cómo conectarse a él) no le sirve a quien califica; lo
+        # que imprimen las celdas va por el canal del kernel, no por aquí.
+        kw.setdefault("stdout", subprocess.DEVNULL)
         await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    async def _async_wait(self, pollinterval=0.1):
+        # Tras el SIGKILL el aislamiento termina en milisegundos: esperar de a 0,1 s (lo de jupyter_client)
+        # sería casi todo el costo de apagar cada kernel.
+        await super()._async_wait(pollinterval=0.005)
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart)

@@ -1,0 +1,80 @@
+"""El servidor de corridas del Nivel 2 (``solutions/grading/forkserver.py``): cada corrida es un proceso
+real que muere con SIGKILL, y nada de una corrida sobrevive a la siguiente."""
+
+import json
+
+import pytest
+
+from solutions.grading import sandbox
+from solutions.grading.judge import runner
+
+pytestmark = pytest.mark.skipif(not sandbox.available(), reason="hace falta bubblewrap (bwrap)")
+
+# Deja un proceso separado (su propia sesión) y cuenta los procesos que ve el aislamiento.
+LEAVES_A_PROCESS = """
+def run_tool_uses_fixed(content):
+    import os, subprocess
+    subprocess.Popen(["sleep", "60"], start_new_session=True)
+    print(json.dumps(sorted(int(p) for p in os.listdir("/proc") if p.isdigit())))
+    return []
+"""
+COUNTS_PROCESSES = """
+def run_tool_uses_fixed(content):
+    import os
+    print(json.dumps(sorted(int(p) for p in os.listdir("/proc") if p.isdigit())))
+    return []
+"""
+
+
+def seen(done):
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_nothing_a_run_leaves_running_survives_into_the_next(tmp_path):
+    with runner(str(tmp_path), 30) as run:
+        first, _ = run(stop_at=None, source="import json\n" + LEAVES_A_PROCESS, content=[])
+        second, _ = run(stop_at=None, source="import json\n" + COUNTS_PROCESSES, content=[])
+    # En la primera: el init del aislamiento, el servidor, la corrida y su «sleep» separado.
+    assert len(seen(first)) == 4, first.stderr
+    # En la segunda, el «sleep» ya no está: solo el init, el servidor y esta corrida.
+    assert len(seen(second)) == 3, second.stderr
+
+
+def test_a_run_dies_by_sigkill_at_the_moment(tmp_path):
+    source = (
+        "def run_tool_uses_fixed(content):\n    return [run_tool(content[0]['name'], content[0]['input'])]\n"
+    )
+    call = [
+        {
+            "type": "tool_use",
+            "id": "toolu_03",
+            "name": "write_report",
+            "input": {"path": "report.txt", "content": "x"},
+        }
+    ]
+    with runner(str(tmp_path), 30) as run:
+        done, state = run(stop_at="herramienta:write_report", source=source, content=call)
+    assert done.killed_at_moment and done.returncode == -9
+    # La herramienta escribió de verdad y nadie anotó nada: murió justo cuando volvió.
+    assert (tmp_path / "corrida_1" / "report.txt").read_text() == "x"
+    assert not state.entries
+
+
+def test_a_loop_costs_one_timeout(tmp_path):
+    from solutions.grading.judge import AnswerError
+
+    source = "def run_tool_uses_fixed(content):\n    while True:\n        pass\n"
+    with runner(str(tmp_path), 2) as run, pytest.raises(AnswerError, match="no terminó en 2 s"):
+        run(stop_at=None, source=source, content=[])
+
+
+def test_without_the_server_each_run_has_its_own_interpreter(tmp_path, monkeypatch):
+    """Donde no hay servidor de corridas (fuera de Linux), la misma comprobación corre como antes."""
+    from solutions.grading import forkserver
+    from solutions.grading.judge import check_function
+    from solutions.grading.sample_class import solution
+
+    monkeypatch.setattr(forkserver, "available", lambda: False)
+    monkeypatch.setattr("solutions.grading.judge.ForkServer", None)  # si se usara, fallaría
+    check_function(solution("ejercicio_nivel_2", "corregida"), str(tmp_path), 30)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"corrida_{n}" for n in range(1, 6)]
