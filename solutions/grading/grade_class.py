@@ -21,11 +21,13 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.plugins import CsvExportPlugin
 from nbgrader.utils import capture_log
+from sqlalchemy.exc import SAWarning
 from traitlets.config import Config, PyFileConfigLoader
 
 from solutions.grading import sandbox, truth
@@ -121,6 +123,9 @@ def grade_class(
 ):
     """Califica cada entrega de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
     ``progress(hechas, total, estudiante, problema, segundos)`` se llama al terminar cada entrega."""
+    # nbgrader crea cada entrega de una forma que SQLAlchemy desaprueba; el aviso no le dice nada a
+    # quien califica (y lo heredan los procesos de calificación).
+    warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader.api")
     course_config(course_dir)
     if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
         nbgrader(course_dir, "generate_assignment", assignment, "--force")
