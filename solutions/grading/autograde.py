@@ -4,9 +4,10 @@ nbgrader califica los notebooks de una entrega uno tras otro: sanea uno (lo rear
 lo vuelve a leer, arranca su kernel, lo ejecuta, lo juzga y guarda sus notas; después, el siguiente.
 ``AheadAutograde`` da los mismos pasos, con la misma configuración, pero al empezar la entrega:
 
-- arranca un kernel aislado por notebook, que no ejecuta nada hasta su turno (``ahead``);
-- mientras arrancan, sanea todos los notebooks y guarda en memoria cada uno saneado: su ejecución
+- arranca el kernel aislado del primer notebook, que no ejecuta nada hasta su turno (``ahead``);
+- mientras arranca, sanea todos los notebooks y guarda en memoria cada uno saneado: su ejecución
   parte de ahí, no de releer el archivo, que está en la carpeta donde escribe el código de la entrega;
+- arranca los kernels de los demás notebooks (antes, le quitarían núcleo al primero);
 - deja listas las comprobaciones que juzgan solo el texto de una respuesta (las del Nivel 2), que
   arrancan cuando el primer kernel está listo.
 
@@ -31,12 +32,17 @@ class AheadAutograde(Autograde):
         super().init_assignment(assignment_id, student_id)
         folder = self._format_dest(assignment_id, student_id)
         os.makedirs(folder, exist_ok=True)
-        manager, restore = WarmExecute.manager_class(self.config), RestoreStructure(config=self.config)
-        for path in self.notebooks:
-            released = restore.released(os.path.splitext(os.path.basename(path))[0])
-            kernel = released.metadata.get("kernelspec", {}).get("name")
-            ahead.start_kernel(manager, folder, kernel, self.config)
+        first, *others = self.notebooks
+        self._start_kernel(folder, first)
         self._sanitized = {path: self._sanitize(path) for path in self.notebooks}
+        # Los kernels de los demás, después de sanear: antes le quitarían núcleo al primero.
+        for path in others:
+            self._start_kernel(folder, path)
+
+    def _start_kernel(self, folder, path):
+        released = RestoreStructure(config=self.config).released(os.path.splitext(os.path.basename(path))[0])
+        kernel = released.metadata.get("kernelspec", {}).get("name")
+        ahead.start_kernel(WarmExecute.manager_class(self.config), folder, kernel, self.config)
 
     def _sanitize(self, path):
         """La primera mitad del ``convert_single_notebook`` de nbgrader (sanear y escribir); devuelve
