@@ -11,13 +11,15 @@ mismo aislamiento), y se miden tres cosas:
 1. **Una entrega, de punta a punta**: lo que espera quien califica una entrega suelta (una que llegó
    tarde, por ejemplo) con el comando del curso, en un intérprete nuevo: cargar nbgrader, medir la
    verdad del Nivel 1 si hace falta, calificar y escribir ``grades.csv``. Es la medida del issue (y
-   su objetivo: la Lección 6 no más de 1,5 veces el notebook trivial). Mediana de ``--rondas``,
-   alternando los dos cursos.
+   su objetivo: la Lección 6 no más de 1,5 veces el notebook trivial). Mediana de ``--rondas``.
 2. **Cada entrega de una clase, de a una** (un proceso): de que empieza su ``autograde`` a que tiene
-   la nota, lo que ``grade_class`` informa por entrega; la mediana. Sin lo que se hace una vez.
+   la nota, lo que ``grade_class`` informa por entrega; la mediana de las ``--rondas`` veces que se
+   califica cada clase. Sin lo que se hace una vez por corrida.
 3. **La clase** (``--procesos``, uno por núcleo): el tiempo total repartido entre las entregas. Con
    los núcleos llenos cuenta el trabajo total (dos kernels y nueve corridas por entrega de la
    lección, contra un kernel), no la espera.
+
+Las rondas alternan los dos cursos: si la máquina cambia de ritmo, les toca a los dos.
 """
 
 import argparse
@@ -102,10 +104,12 @@ def class_of(course_dir, processes, how):
 def measure(args, folders):
     """{medida: (Lección 6, trivial)} en segundos."""
     (lesson_one, lesson_many, lesson), (trivial_one, trivial_many, trivial) = folders
-    rounds = [
-        [one_submission(lesson_one, lesson), one_submission(trivial_one, trivial)] for _ in range(args.rondas)
-    ]
-    each = [class_of(lesson_many, 1, lesson)[0], class_of(trivial_many, 1, trivial)[0]]
+    # Las dos clases se alternan ronda a ronda: si la máquina cambia de ritmo, les toca a las dos.
+    rounds, each = [], [[], []]
+    for _ in range(args.rondas):
+        rounds.append([one_submission(lesson_one, lesson), one_submission(trivial_one, trivial)])
+        each[0] += class_of(lesson_many, 1, lesson)[0]
+        each[1] += class_of(trivial_many, 1, trivial)[0]
     whole = [
         class_of(lesson_many, args.procesos, lesson)[1],
         class_of(trivial_many, args.procesos, trivial)[1],

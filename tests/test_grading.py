@@ -252,3 +252,21 @@ def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):
     )
     assert done.returncode == 1
     assert "NO SE PUDO CALIFICAR a roto" in done.stderr
+
+
+def test_the_measured_truth_is_named_only_while_a_class_is_graded(tmp_path, monkeypatch):
+    """La verdad del Nivel 1 va a los procesos de calificación por un archivo que nombra una variable
+    de entorno: una que quedó de otra clase (con su archivo ya borrado) no se usa, y al terminar no
+    queda ninguna que un proceso lanzado después herede."""
+    import json
+
+    from solutions.grading import truth
+    from solutions.grading.grade_class import _truth_for_workers
+
+    monkeypatch.setenv(truth.TRUTH_FILE_ENV, str(tmp_path / "de_otra_clase" / "verdad.json"))
+    with _truth_for_workers(str(tmp_path), EXERCISES):
+        with open(os.environ[truth.TRUTH_FILE_ENV], encoding="utf-8") as f:
+            assert json.load(f) == truth.measured()
+    assert truth.TRUTH_FILE_ENV not in os.environ
+    with _truth_for_workers(str(tmp_path), ("trivial",)):  # sin comprobaciones JSON: nada que medir
+        assert truth.TRUTH_FILE_ENV not in os.environ

@@ -14,6 +14,7 @@ no se pudo calificar se nombra en una línea y el comando sale con código 1: nu
 """
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -133,12 +134,10 @@ def grade_class(
     failed = []
     # Las bases de cada proceso son copias de trabajo: en memoria (/dev/shm), sus commits no esperan
     # al disco. Si algo falla se descartan; la del curso recibe las notas de a una entrega.
-    with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as scratch:
-        if any(kind == "json" for n in notebooks for kind, _ in CHECKS.get(n, {}).values()):
-            measured = os.path.join(scratch, "verdad.json")
-            with open(measured, "w", encoding="utf-8") as f:
-                json.dump(truth.measured(), f)  # una medición para toda la clase, no una por entrega
-            os.environ[truth.TRUTH_FILE_ENV] = measured
+    with (
+        tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as scratch,
+        _truth_for_workers(scratch, notebooks),
+    ):
         # fork: cada proceso hereda lo ya importado; la base de cada uno es suya hasta el final.
         context = multiprocessing.get_context("fork")
         init = (course_dir, scratch, timeout, overrides or {})
@@ -153,6 +152,24 @@ def grade_class(
                     progress(done, len(jobs), student, problem, seconds)
     export_grades(course_dir)
     return failed
+
+
+@contextlib.contextmanager
+def _truth_for_workers(scratch, notebooks):
+    """Si alguna comprobación la usa, la verdad del Nivel 1 medida una vez para toda la clase, en un
+    archivo que cada proceso de calificación lee; la variable que lo nombra no sobrevive a la clase."""
+    if not any(kind == "json" for n in notebooks for kind, _ in CHECKS.get(n, {}).values()):
+        yield
+        return
+    os.environ.pop(truth.TRUTH_FILE_ENV, None)  # la de otra clase, ya borrada, no vale
+    measured = os.path.join(scratch, "verdad.json")
+    with open(measured, "w", encoding="utf-8") as f:
+        json.dump(truth.measured(), f)
+    os.environ[truth.TRUTH_FILE_ENV] = measured
+    try:
+        yield
+    finally:
+        os.environ.pop(truth.TRUTH_FILE_ENV, None)
 
 
 def export_grades(course_dir):
