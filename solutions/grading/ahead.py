@@ -1,11 +1,12 @@
 """Lo que una entrega adelanta: sus kernels y los veredictos que solo dependen del texto de una respuesta.
 
 nbgrader califica los notebooks de una entrega uno tras otro, y cada uno espera a que arranque su
-kernel (casi un segundo, casi todo de espera). ``grade_class`` arranca, al empezar cada entrega, un
-kernel por notebook y las comprobaciones del Nivel 2 (que juzgan el texto de las respuestas, no lo
-que el kernel imprime); ``WarmExecute`` y ``JudgeAnswers`` toman lo adelantado y, si no hay, lo
-hacen en su turno, como con ``nbgrader autograde``. Ninguna nota cambia: el kernel adelantado es el
-mismo kernel aislado en la misma carpeta, y un veredicto adelantado solo se usa para el mismo texto.
+kernel (casi un segundo, casi todo de espera). ``AheadAutograde`` (``autograde.py``) arranca los
+kernels de la entrega antes de su turno y deja planeadas las comprobaciones del Nivel 2 (que juzgan el
+texto de las respuestas, no lo que el kernel imprime); ``WarmExecute`` y ``JudgeAnswers`` toman lo
+adelantado y, si no hay, lo hacen en su turno, como con ``nbgrader autograde``. Ninguna nota cambia: el
+kernel adelantado es el mismo kernel aislado en la misma carpeta, y un veredicto adelantado solo se
+usa para el mismo texto.
 """
 
 import os

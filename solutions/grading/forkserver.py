@@ -14,6 +14,7 @@ copia de lo que los ganchos reemplazan (``crash_point``, ``write_durable`` y las
 en su módulo al llamarlos). El agente se carga en cada corrida, después de los ganchos.
 """
 
+import functools
 import json
 import os
 import select
@@ -21,7 +22,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import traceback
 
@@ -84,25 +84,16 @@ def _run(sock, spec, fds):
 
 def _supervise(sock, pid, sandboxed):
     """Espera a que la corrida termine o a que pidan matarla; su código de salida, como ``Popen``."""
-    status, done_r, done_w = [], *os.pipe()
-
-    def reap():
-        status.append(os.waitpid(pid, 0)[1])
-        os.write(done_w, b".")
-
-    reaper = threading.Thread(target=reap)
-    reaper.start()
-    while True:
-        ready, _, _ = select.select([sock, done_r], [], [])
-        if sock in ready and sock.recv(16) in (b"", b"kill"):
-            _kill_run(pid, sandboxed)
-        if done_r in ready:
-            break
-    reaper.join()  # sin otros hilos vivos antes del próximo fork
-    os.close(done_r)
-    os.close(done_w)
+    pidfd = os.pidfd_open(pid)  # se puede leer cuando la corrida termina
+    try:
+        while pidfd not in select.select([sock, pidfd], [], [])[0]:
+            if sock.recv(16) in (b"", b"kill"):
+                os.killpg(pid, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
+    _, status = os.waitpid(pid, 0)
     _kill_run(pid, sandboxed)  # lo que la corrida dejó vivo (un proceso separado, por ejemplo)
-    return os.waitstatus_to_exitcode(status[0])
+    return os.waitstatus_to_exitcode(status)
 
 
 def _kill_run(pid, sandboxed):
@@ -131,10 +122,17 @@ def _kill_everything_else():
 # —— Quien lo lanza ——
 
 
+@functools.lru_cache(maxsize=1)
 def available():
-    """¿Hay con qué? (Linux: sockets de paquetes para pasar tuberías y ``fork``.) Si no, cada corrida
-    arranca su propio intérprete, como antes."""
-    return sys.platform.startswith("linux") and hasattr(socket, "SOCK_SEQPACKET")
+    """¿Hay con qué? (Linux: sockets de paquetes para pasar tuberías y ``pidfd`` para esperar cada
+    corrida.) Si no, cada corrida arranca su propio intérprete, como antes."""
+    if not (sys.platform.startswith("linux") and hasattr(socket, "SOCK_SEQPACKET")):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):  # Python o núcleo sin pidfd
+        return False
+    return True
 
 
 class ForkServer:
