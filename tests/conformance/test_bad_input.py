@@ -14,8 +14,8 @@ import tempfile
 import pytest
 from course_files import digest
 
+import harness
 from harness.tools import report_copies
-from maintainer.paths import ROOT as REPO_ROOT
 
 DO_SOMETHING = ("Bórralo", "bórralo", "revísalo", "Revísalo", "revisa ese archivo")
 
@@ -263,14 +263,20 @@ def test_workdir_not_writable(start, agent, crashed_state, resume, way):
         os.chmod(readable, 0o755)
         copied = shutil.copy(agent, os.path.join(readable, "agent.py"))
         os.chmod(copied, 0o644)
+        # Otro usuario no ve la instalación editable de root (el repositorio puede vivir en una carpeta
+        # 700, como la de mktemp): el paquete va copiado junto al agente y se le indica con PYTHONPATH.
+        shutil.copytree(
+            os.path.dirname(harness.__file__),
+            os.path.join(readable, "harness"),
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
         before = digest(workdir)
-        # Otro usuario no ve la instalación editable de root: el paquete se le indica con PYTHONPATH.
         proc = start(
             workdir,
             agent=copied,
             resume=resume,
             prefix=ways[way](workdir),
-            env={"PYTHONPATH": REPO_ROOT},
+            env={"PYTHONPATH": readable},
         )
         stdout, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 1 and stdout == "" and stderr.count("\n") == 1, (stdout, stderr)
