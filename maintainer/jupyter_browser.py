@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import nbformat
@@ -48,6 +49,19 @@ def api(base, token, path, method="GET"):
     return json.loads(body) if body else None
 
 
+def list_kernels(base, token):
+    """Los kernels del servidor. jupyter_server registra un kernel que arranca un instante antes de
+    darle ``last_activity`` y, si se lista justo entonces, responde 500: se vuelve a preguntar."""
+    deadline = time.monotonic() + PAGE_S
+    while True:
+        try:
+            return api(base, token, "/api/kernels")
+        except urllib.error.HTTPError as err:
+            if err.code < 500 or time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
+
+
 def _wait_for_server(proc, base, token, log_path):
     deadline = time.monotonic() + SERVER_START_S
     while time.monotonic() < deadline:
@@ -65,7 +79,7 @@ def _wait_for_server(proc, base, token, log_path):
 def _stop(proc, base, token):
     """Apaga los kernels por la API y después el servidor (solo el proceso que se lanzó aquí)."""
     with contextlib.suppress(OSError):
-        for kernel in api(base, token, "/api/kernels"):
+        for kernel in list_kernels(base, token):
             api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
     proc.send_signal(signal.SIGTERM)
     try:
@@ -89,7 +103,7 @@ class Server:
         """El indicador de la página dice «idle» antes de que exista el kernel: se pregunta al servidor."""
         deadline = time.monotonic() + PAGE_S
         while time.monotonic() < deadline:
-            kernels = api(self.base, self.token, "/api/kernels")
+            kernels = list_kernels(self.base, self.token)
             if kernels and all(k["execution_state"] == "idle" for k in kernels):
                 return
             time.sleep(0.2)
@@ -97,7 +111,7 @@ class Server:
 
     def shutdown_kernels(self):
         """Apaga los kernels de la prueba; uno que ya se estaba apagando no es un error."""
-        for kernel in api(self.base, self.token, "/api/kernels"):
+        for kernel in list_kernels(self.base, self.token):
             with contextlib.suppress(OSError):
                 api(self.base, self.token, f"/api/kernels/{kernel['id']}", method="DELETE")
 
