@@ -19,12 +19,15 @@ def test_listing_kernels_survives_kernels_that_are_starting(tmp_path):
     with jupyter_server(root, private) as server:
 
         def keep_listing():
-            while not done.is_set():
+            # Al menos una vez, y después hasta que terminen los arranques.
+            while True:
                 try:
                     list_kernels(server.base, server.token)
                     listings[0] += 1
                 except OSError as err:
                     failures.append(err)
+                if done.is_set():
+                    return
 
         lister = threading.Thread(target=keep_listing)
         lister.start()
