@@ -95,8 +95,9 @@ prediction[2] = {key: Anything("x") for key in ("pending_tool_use", "tool_result
 # La prueba escucha en este puerto de 127.0.0.1: una conexión desde una entrega sería red fuera del
 # aislamiento.
 ESCAPE_PORT_ENV = "LECCION6_PUERTO_DE_PRUEBA"
-# Desde el kernel: cambiar la base de notas, borrar el agente de referencia (ahora y después) y
-# conectarse por red a la máquina.
+# Desde el kernel: volver a montar con escritura todo lo que ve (quien califica suele ser root),
+# cambiar la base de notas, borrar el agente de referencia (ahora y después) y conectarse por red a
+# la máquina.
 ESCAPE = (
     """import glob
 import os
@@ -105,6 +106,8 @@ import subprocess
 
 import harness
 
+for line in reversed(open("/proc/self/mounts").read().splitlines()):
+    subprocess.run(["mount", "-o", "remount,rw,bind", line.split()[1]], capture_output=True)
 here = os.getcwd()
 course = here.split(os.sep + "autograded" + os.sep)[0]
 subprocess.Popen(["sh", "-c", f"sleep 2; echo roto > {course}/gradebook.db"], start_new_session=True)

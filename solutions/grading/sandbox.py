@@ -4,8 +4,17 @@ Dentro, todo el sistema de archivos se ve de solo lectura (el repositorio, la ca
 ``gradebook.db``); solo se puede escribir en la carpeta de esa entrega y en un /tmp propio que
 desaparece. Con ``--unshare-pid`` y ``--die-with-parent``, todo proceso que la entrega arranque
 (aunque se separe con setsid) muere con ella. Con ``--unshare-net`` no hay red (ni la de la máquina
-ni la de 127.0.0.1): el kernel habla con nbgrader por sockets de Unix en una carpeta propia. Sin bwrap, calificar se detiene con un mensaje claro,
-salvo que quien califica pida explícitamente calificar sin aislamiento.
+ni la de 127.0.0.1): el kernel habla con nbgrader por sockets de Unix en una carpeta propia.
+
+Quien califica suele ser root, y bwrap corriendo como root deja al aislado todas las capacidades: con
+ellas, la entrega podría volver a montar ``/`` con escritura. Por eso se quitan todas
+(``--cap-drop ALL``). Pero un uid 0 sin capacidades todavía escribe en ``/proc/sys``: en
+``kernel.core_pattern``, un programa que la máquina correría como root fuera del aislamiento. Por eso
+``/proc/sys`` (y lo demás de ``/proc`` que cambia la máquina entera) queda de solo lectura, y el nombre
+de la máquina y el IPC de System V son propios del aislado.
+
+Sin bwrap, calificar se detiene con un mensaje claro, salvo que quien califica pida explícitamente
+calificar sin aislamiento.
 """
 
 import functools
@@ -31,20 +40,23 @@ def available():
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return False
-    probe = [
-        bwrap,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--unshare-pid",
-        "--unshare-net",
-    ]
-    probe.append("true")
-    return subprocess.run(probe, capture_output=True).returncode == 0
+    return subprocess.run([bwrap, *_isolation(), "--", "true"], capture_output=True).returncode == 0
+
+
+# Lo de /proc que cambia la máquina entera y un uid 0 sin capacidades igual podría escribir. bwrap 0.8
+# no tapa /proc/sys: ve la carpeta sin permiso de escritura y no mira los archivos de adentro.
+WHOLE_MACHINE_PROC = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"]
+
+
+def _isolation():
+    """Lo que aísla a toda entrega, antes de sus carpetas: procesos, red, nombre de la máquina, IPC,
+    capacidades y un sistema de archivos de solo lectura."""
+    args = ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    args += ["--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-ipc"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for path in WHOLE_MACHINE_PROC:
+        args += ["--ro-bind-try", path, path]
+    return [*args, "--tmpfs", "/tmp"]
 
 
 def required():
@@ -82,8 +94,7 @@ def prefix(writable, readable=(), sockets=None):
     if not required():
         return []
     writable = os.path.abspath(writable)
-    args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-pid", "--unshare-net", "--new-session"]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args = [shutil.which("bwrap"), *_isolation()]
     # Lo que vive en /tmp y hace falta leer: el intérprete o el repositorio, el archivo de conexión.
     for path in [*under_tmp(), *readable]:
         args += ["--ro-bind", path, path]

@@ -1,0 +1,90 @@
+"""El aislamiento de cada entrega (``solutions/grading/sandbox.py``), probado desde adentro.
+
+Quien califica suele ser root; un proceso aislado corre como uid 0. La prueba intenta, desde adentro,
+lo que le daría la máquina entera: volver a montar con escritura, escribir en ``/proc/sys`` (con el
+valor que ya tiene: si el aislamiento fallara, nada cambiaría), crear un dispositivo, recuperar
+capacidades al ejecutar otro programa. Y comprueba que la entrega sí escribe donde debe.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from solutions.grading import sandbox
+
+pytestmark = pytest.mark.skipif(not sandbox.available(), reason="hace falta bubblewrap (bwrap)")
+
+ATTEMPTS = r"""
+import json, os, subprocess
+
+def fails(action):
+    try:
+        action()
+    except OSError as err:
+        return type(err).__name__
+    return None
+
+def rewrite(path):
+    with open(path, encoding="utf-8") as f:
+        same = f.read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(same)
+
+def run(*command):
+    return subprocess.run(command, capture_output=True, text=True)
+
+mounts = [line.split()[1] for line in open("/proc/self/mounts")]
+found = {
+    "remount": {m: run("mount", "-o", "remount,rw,bind", m).returncode for m in ("/", *mounts)},
+    "core_pattern": fails(lambda: rewrite("/proc/sys/kernel/core_pattern")),
+    "hostname": fails(lambda: rewrite("/proc/sys/kernel/hostname")),
+    "mknod": fails(lambda: os.mknod("/tmp/disco", 0o600 | 0o060000, os.makedev(8, 0))),
+    "cap_after_exec": run("sh", "-c", "grep CapEff /proc/self/status").stdout.split()[1],
+    "uid": os.getuid(),
+}
+with open("propio.txt", "w") as f:
+    f.write("sí")
+with open("/tmp/propio.txt", "w") as f:
+    f.write("sí")
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def attempts(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("entrega")
+    done = subprocess.run(
+        [*sandbox.prefix(folder), sys.executable, "-c", ATTEMPTS], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return folder, json.loads(done.stdout)
+
+
+def test_nothing_can_be_mounted_again_with_write_access(attempts):
+    _, found = attempts
+    assert len(found["remount"]) > 1
+    assert all(code != 0 for code in found["remount"].values()), found["remount"]
+
+
+@pytest.mark.parametrize("setting", ["core_pattern", "hostname"])
+def test_whole_machine_settings_are_read_only(attempts, setting):
+    """Como root sin capacidades, ``kernel.core_pattern`` le daría un programa que la máquina corre
+    como root fuera del aislamiento."""
+    _, found = attempts
+    assert found[setting] is not None, found
+
+
+def test_no_capability_survives_not_even_through_exec(attempts):
+    _, found = attempts
+    if os.getuid() == 0:
+        assert found["uid"] == 0  # lo que hace falta cubrir: root dentro del aislamiento
+    assert int(found["cap_after_exec"], 16) == 0
+    assert found["mknod"] is not None
+
+
+def test_the_submission_still_writes_in_its_own_folder(attempts):
+    folder, _ = attempts
+    assert (folder / "propio.txt").read_text(encoding="utf-8") == "sí"
