@@ -206,6 +206,10 @@ def test_grading_leaves_repository_and_course_unchanged(graded):
     assert (course_digest(course_dir), repo_digest()) == before
     with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
         assert gb.find_student("escapa")
+    # Lo que la entrega «enlaza» dejó en su carpeta no sobrevive: quien califica escribió ahí después.
+    graded = os.path.join(course_dir, "autograded")
+    links = [os.path.join(d, n) for d, dirs, files in os.walk(graded) for n in dirs + files]
+    assert [p for p in links if os.path.islink(p)] == []
 
 
 def test_a_submission_has_no_network(graded):

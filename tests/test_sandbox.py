@@ -8,6 +8,7 @@ capacidades al ejecutar otro programa. Y comprueba que la entrega sí escribe do
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -88,3 +89,30 @@ def test_no_capability_survives_not_even_through_exec(attempts):
 def test_the_submission_still_writes_in_its_own_folder(attempts):
     folder, _ = attempts
     assert (folder / "propio.txt").read_text(encoding="utf-8") == "sí"
+
+
+def test_disarm_leaves_only_plain_files_and_folders(tmp_path):
+    """Lo que quien califica encuentra en la carpeta de una entrega, después de su kernel."""
+    outside = tmp_path / "fuera"
+    outside.mkdir()
+    (outside / "agent.py").write_text("original")
+    folder = tmp_path / "entrega"
+    (folder / "_trabajo" / "nivel_2").mkdir(parents=True)
+    (folder / "ejercicio.ipynb").write_text("{}")
+    (folder / "_trabajo" / "nivel_2" / "effects.json").write_text("{}")
+    (folder / "enlace.ipynb").symlink_to(outside / "agent.py")
+    (folder / "_trabajo" / "carpeta_ajena").symlink_to(outside)
+    (folder / "_trabajo" / "nivel_2" / "report.txt").symlink_to(outside / "agent.py")
+    os.mkfifo(folder / "espera.ipynb")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(folder / "_trabajo" / "socket"))
+    sandbox.disarm(folder)
+    left = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+    assert left == [
+        "_trabajo",
+        "_trabajo/nivel_2",
+        "_trabajo/nivel_2/effects.json",
+        "ejercicio.ipynb",
+    ]
+    assert sorted(p.name for p in outside.iterdir()) == ["agent.py"]
+    assert (outside / "agent.py").read_text() == "original"

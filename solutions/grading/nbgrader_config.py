@@ -26,7 +26,12 @@ from nbgrader.preprocessors import (  # noqa: E402
 )
 
 from solutions.grading import sandbox  # noqa: E402
-from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, WarmExecute  # noqa: E402
+from solutions.grading.preprocessors import (  # noqa: E402
+    DisarmFolder,
+    JudgeAnswers,
+    RestoreStructure,
+    WarmExecute,
+)
 
 c = get_config()  # noqa: F821 (lo inyecta traitlets al cargar el archivo)
 
@@ -61,6 +66,7 @@ c.Autograde.sanitize_preprocessors = [
 ]
 c.Autograde.autograde_preprocessors = [
     WarmExecute,
+    DisarmFolder,  # antes de escribir en la carpeta de la entrega, fuera del aislamiento
     JudgeAnswers,
     IgnorePattern,
     ClearMetadataPreprocessor,

@@ -7,12 +7,15 @@
   esa pregunta y nada más.
 - ``WarmExecute`` (al ejecutar): el ``Execute`` de nbgrader, que toma el kernel que ``grade_class``
   adelantó para esa carpeta (``ahead``), si lo hay.
+- ``DisarmFolder`` (apenas termina la ejecución): deja en la carpeta de la entrega solo archivos
+  comunes y carpetas, antes de que quien califica escriba ahí fuera del aislamiento (``sandbox.disarm``).
 - ``JudgeAnswers`` (después de ejecutar): reemplaza la salida de cada celda de prueba por el
   veredicto de ``judge``, calculado fuera del kernel. nbgrader cuenta los puntos desde esa salida.
 """
 
 import copy
 import os
+import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +30,7 @@ from traitlets import Integer, Unicode
 from traitlets.utils.importstring import import_item
 
 from maintainer.paths import NOTEBOOKS
-from solutions.grading import ahead
+from solutions.grading import ahead, sandbox
 from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
 
 
@@ -132,6 +135,19 @@ class WarmExecute(Execute):
             if reply["msg_type"] == "kernel_info_reply":
                 return
         raise RuntimeError(f"el kernel no respondió en {self.startup_timeout} s")
+
+
+class DisarmFolder(NbGraderPreprocessor):
+    def preprocess(self, nb, resources):
+        """El kernel de la entrega ya terminó: lo que dejó en su carpeta que lleve a otro lado se borra
+        antes de que nbgrader escriba ahí el notebook calificado y cambie permisos."""
+        folder = resources.get("metadata", {}).get("path") or os.getcwd()
+        sandbox.disarm(folder)
+        # Una carpeta con el nombre del notebook calificado haría fallar su escritura.
+        where = os.path.join(folder, f"{resources['unique_key']}.ipynb")
+        if os.path.isdir(where):
+            shutil.rmtree(where)
+        return nb, resources
 
 
 class JudgeAnswers(NbGraderPreprocessor):

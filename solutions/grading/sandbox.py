@@ -20,6 +20,7 @@ calificar sin aislamiento.
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -140,3 +141,16 @@ class SandboxKernelManager(AsyncKernelManager):
         await super()._async_cleanup_resources(restart)
         if self._sockets and not restart:
             shutil.rmtree(self._sockets, ignore_errors=True)
+
+
+def disarm(folder):
+    """Borra de ``folder`` (la carpeta donde escribió la entrega) todo lo que no es un archivo común ni
+    una carpeta: enlaces simbólicos, FIFOs, sockets. Quien califica escribe ahí después, fuera del
+    aislamiento: un enlace con el nombre de un notebook lo haría escribir (o cambiar permisos) en
+    cualquier archivo de la máquina, y una FIFO lo dejaría esperando para siempre."""
+    for parent, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = os.path.join(parent, name)
+            mode = os.lstat(path).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                os.remove(path)
