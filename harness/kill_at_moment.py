@@ -26,6 +26,8 @@ from harness.runner import load_agent
 # Qué nombres recibe la función de la persona (y nada más): el contrato del Nivel 2, parte B.
 FUNCTION_NAME = "run_tool_uses_fixed"
 EFFECTS_FILE = "effects.json"
+# Lo que se guarda de stdout y de stderr de cada corrida: su final (lo que una comprobación muestra).
+OUTPUT_TAIL = 1 << 20
 
 
 class KillRun(NamedTuple):
@@ -135,7 +137,7 @@ def run_and_kill(
     ``prefix`` antepone un comando (un aislamiento); sin él, el proceso va en su propia sesión y la muerte alcanza a todo su grupo.
     ``launch(spec, env)`` cambia cómo nace el proceso (por ejemplo, bifurcado de uno ya preparado):
     devuelve algo con la interfaz de ``Popen`` que usa esta función (``args``, ``kill``, ``wait``,
-    ``communicate``, ``returncode``)."""
+    ``stdout``, ``stderr``, ``returncode``)."""
     workdir = os.path.abspath(workdir)
     nonce = secrets.token_hex(16)
     nonce_r, nonce_w = os.pipe()
@@ -156,10 +158,11 @@ def run_and_kill(
     os.close(events_w)
     os.write(nonce_w, nonce.encode())
     os.close(nonce_w)
-    events, at_moment, timed_out = _watch(child, events_r, nonce, timeout)
-    stdout, stderr = child.communicate()
+    watch = _Watch(child, events_r, nonce)
+    timed_out = watch.until_done(timeout)
     text = lambda b: b.decode("utf-8", "replace")  # noqa: E731
-    return KillRun(events, at_moment, child.returncode, text(stdout), text(stderr), timed_out)
+    out, err = (text(watch.tails[name]) for name in ("stdout", "stderr"))
+    return KillRun(watch.events, watch.at_moment, child.returncode, out, err, timed_out)
 
 
 def _popen(prefix, spec, env):
@@ -189,39 +192,77 @@ def _kill(child, prefix_used):
         pass
 
 
-def _watch(child, events_r, nonce, timeout):
-    """Lee los avisos hasta el momento (y entonces mata) o hasta que el hijo termine o se pase de tiempo."""
-    events, buffer, at_moment = [], b"", False
-    prefix_used = child.args[0] != sys.executable
-    with selectors.DefaultSelector() as sel, os.fdopen(events_r, "rb", buffering=0) as pipe:
-        sel.register(pipe, selectors.EVENT_READ)
+class _Watch:
+    """Lee a la vez los avisos, stdout y stderr del hijo. Leer su salida mientras corre importa: con la
+    tubería llena (64 KiB), un código correcto que imprime mucho se quedaría esperando y parecería un
+    bucle. De cada salida se guarda solo el final (``OUTPUT_TAIL``)."""
+
+    def __init__(self, child, events_r, nonce):
+        self.child, self.nonce, self.events, self.at_moment = child, nonce, [], False
+        self.prefix_used = child.args[0] != sys.executable
+        self.files = [os.fdopen(events_r, "rb", buffering=0), child.stdout, child.stderr]
+        self.pipes = {
+            f.fileno(): name for f, name in zip(self.files, ("avisos", "stdout", "stderr"), strict=True)
+        }
+        self.tails, self.buffer = {"stdout": b"", "stderr": b""}, b""
+
+    def until_done(self, timeout):
+        """Hasta que el hijo muere (en el momento, o solo) y cierra sus tuberías; True si se pasó de
+        ``timeout`` y hubo que matarlo."""
         deadline = time.monotonic() + timeout
-        while not at_moment:
-            left = deadline - time.monotonic()
-            if left <= 0 or not sel.select(left):
-                _kill(child, prefix_used)
-                return events, False, True
-            chunk = pipe.read(65536)
-            if not chunk:
-                break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                given, _, payload = line.decode("utf-8", "replace").partition(" ")
-                if given != nonce:
-                    continue  # un aviso sin el valor de esta corrida no lo escribió el gancho
-                kind, value = json.loads(payload)
-                if kind == "momento":
-                    at_moment = True
-                    _kill(child, prefix_used)
-                    break
-                events.append((kind, value))
-    try:
-        child.wait(timeout=max(1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        _kill(child, prefix_used)
-        return events, at_moment, True
-    return events, at_moment, False
+        with selectors.DefaultSelector() as sel:
+            for fd in self.pipes:
+                sel.register(fd, selectors.EVENT_READ)
+            try:
+                while self.pipes:
+                    left = deadline - time.monotonic()
+                    ready = sel.select(left) if left > 0 else []
+                    if not ready:
+                        _kill(self.child, self.prefix_used)
+                        self._reap(deadline)
+                        return True
+                    for key, _ in ready:
+                        self._read(sel, key.fd)
+            finally:
+                for f in self.files:
+                    f.close()
+        return self._reap(deadline)
+
+    def _read(self, sel, fd):
+        chunk = os.read(fd, 65536)
+        name = self.pipes[fd]
+        if not chunk:
+            sel.unregister(fd)
+            del self.pipes[fd]
+        elif name == "avisos":
+            self._events(chunk)
+        else:
+            self.tails[name] = (self.tails[name] + chunk)[-OUTPUT_TAIL:]
+
+    def _events(self, chunk):
+        *lines, self.buffer = (self.buffer + chunk).split(b"\n")
+        if len(self.buffer) > OUTPUT_TAIL:
+            self.buffer = b""  # una línea así no la escribe el gancho: no se guarda sin fin
+        for line in lines:
+            given, _, payload = line.decode("utf-8", "replace").partition(" ")
+            if given != self.nonce or self.at_moment:
+                continue  # un aviso sin el valor de esta corrida no lo escribió el gancho
+            kind, value = json.loads(payload)
+            if kind == "momento":
+                self.at_moment = True
+                _kill(self.child, self.prefix_used)
+            else:
+                self.events.append((kind, value))
+
+    def _reap(self, deadline):
+        """Espera el código de salida (ya cerró sus tuberías); True si tampoco así terminó."""
+        try:
+            self.child.wait(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill(self.child, self.prefix_used)
+            self.child.wait()
+            return True
+        return False
 
 
 if __name__ == "__main__":

@@ -78,3 +78,32 @@ def test_without_the_server_each_run_has_its_own_interpreter(tmp_path, monkeypat
     monkeypatch.setattr("solutions.grading.judge.ForkServer", None)  # si se usara, fallaría
     check_function(solution("ejercicio_nivel_2", "corregida"), str(tmp_path), 30)
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"corrida_{n}" for n in range(1, 6)]
+
+
+# Un código correcto que imprime mucho más de lo que cabe en una tubería (64 KiB), por las dos salidas.
+PRINTS_A_LOT = """
+def run_tool_uses_fixed(content):
+    import sys
+    for n in range(3000):
+        print("línea", n, "x" * 1000)
+        print("aviso", n, "y" * 1000, file=sys.stderr)
+    print("fin", file=sys.stderr)
+    return []
+"""
+
+
+@pytest.mark.parametrize("served", [True, False], ids=["servidor", "un-interprete-por-corrida"])
+def test_a_run_that_prints_a_lot_is_not_a_loop(tmp_path, monkeypatch, served):
+    """La salida se lee mientras corre; de cada una queda el final, no todo."""
+    from harness.kill_at_moment import OUTPUT_TAIL
+    from solutions.grading import forkserver
+
+    if not served:
+        monkeypatch.setattr(forkserver, "available", lambda: False)
+    with runner(str(tmp_path), 30) as run:
+        done, _ = run(stop_at=None, source=PRINTS_A_LOT, content=[])
+    assert not done.timed_out and done.returncode == 0, done.stderr[-500:]
+    assert done.events[-1] == ("devolvio", [])
+    assert done.stderr.splitlines()[-1] == "fin"
+    assert done.stdout.splitlines()[-1].startswith("línea 2999 ")
+    assert len(done.stdout.encode()) <= OUTPUT_TAIL and len(done.stderr.encode()) <= OUTPUT_TAIL

@@ -181,7 +181,7 @@ class ServedRun:
 
     def __init__(self, sock, pid, out_r, err_r):
         self.sock, self.pid, self.returncode = sock, pid, None
-        self._out, self._err = out_r, err_r
+        self.stdout, self.stderr = os.fdopen(out_r, "rb", buffering=0), os.fdopen(err_r, "rb", buffering=0)
 
     def kill(self):
         if self.returncode is None:
@@ -200,14 +200,6 @@ class ServedRun:
                 raise RuntimeError("el servidor de corridas terminó antes de tiempo")
             self.returncode = json.loads(reply)["returncode"]
         return self.returncode
-
-    def communicate(self):
-        self.wait()
-        outputs = []
-        for fd in (self._out, self._err):
-            with os.fdopen(fd, "rb") as pipe:
-                outputs.append(pipe.read())
-        return tuple(outputs)
 
 
 def main(fd, mode, parent_namespace):

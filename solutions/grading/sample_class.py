@@ -141,10 +141,11 @@ for name in [n for n in os.listdir(".") if n.endswith(".ipynb")] + ["notas.txt"]
     os.symlink(target, name)
 prediction[1] = {}"""
 
-# Una corrección correcta que además avisa por stderr.
+# Una corrección correcta que además avisa por stderr, mucho más de lo que cabe en una tubería (64 KiB).
 NOISY_FIX = solution(NIVEL_2, "corregida").replace(
     "    results = []",
-    '    import sys\n\n    print("aviso: corriendo", file=sys.stderr)\n    results = []',
+    '    import sys\n\n    for n in range(2000):\n        print("aviso: corriendo", n, "." * 100, file=sys.stderr)\n'
+    "    results = []",
     1,
 )
 
