@@ -9,6 +9,7 @@ import json
 import os
 from typing import NamedTuple
 
+from harness.durable import read_bytes
 from harness.tools import CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, report_copies
 
 # Los temporales de write_durable que una muerte a mitad de escritura puede dejar; nunca se leen.
@@ -52,11 +53,16 @@ class DiskState(NamedTuple):
 
 
 def _load(path):
-    if not os.path.exists(path):
-        return None
+    # Sin seguir enlaces ni esperar en una FIFO: quien mira (un notebook, quien califica) no sigue lo
+    # que dejó el código que corrió.
     try:
-        with open(path, "rb") as f:
-            return json.loads(f.read())
+        data = read_bytes(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return "ilegible (no es un archivo común)"
+    try:
+        return json.loads(data)
     except ValueError:
         return "ilegible (JSON inválido o cortado)"
 

@@ -6,6 +6,7 @@ Todas resuelven sus rutas dentro del directorio actual (el directorio de trabajo
 ninguna toca los archivos propios del agente (punto de control, registro, temporales).
 """
 
+import errno
 import os
 
 from harness.durable import read_bytes, remove_durably, write_durable
@@ -200,11 +201,17 @@ TOOLS = [
 
 
 def report_copies(path=REPORT_PATH):
-    """Cuántas veces se escribió el reporte en ``path`` (0 si no existe)."""
-    if not os.path.exists(path):
+    """Cuántas veces se escribió el reporte en ``path``: 0 si no existe o si no es un archivo común
+    (un enlace simbólico o una FIFO no son un reporte, y abrir una FIFO esperaría para siempre)."""
+    try:
+        data = read_bytes(path)
+    except FileNotFoundError:
         return 0
-    with open(path, encoding="utf-8") as f:
-        return f.read().count(REPORT_TITLE)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.EINVAL, errno.EISDIR):  # lo que read_bytes no lee
+            return 0
+        raise
+    return data.decode("utf-8", "replace").count(REPORT_TITLE)
 
 
 def prepare_task_files():

@@ -2,6 +2,7 @@
 real que muere con SIGKILL, y nada de una corrida sobrevive a la siguiente."""
 
 import json
+import threading
 
 import pytest
 
@@ -107,3 +108,31 @@ def test_a_run_that_prints_a_lot_is_not_a_loop(tmp_path, monkeypatch, served):
     assert done.stderr.splitlines()[-1] == "fin"
     assert done.stdout.splitlines()[-1].startswith("línea 2999 ")
     assert len(done.stdout.encode()) <= OUTPUT_TAIL and len(done.stderr.encode()) <= OUTPUT_TAIL
+
+
+# Deja FIFOs y un enlace donde quien juzga lee: abrir una FIFO esperaría para siempre; un enlace
+# llevaría a leer otro archivo de la máquina.
+LEAVES_TRAPS = """
+def run_tool_uses_fixed(content):
+    import os
+    os.mkfifo("report.txt")
+    os.mkfifo("effects.json")
+    os.symlink("/etc/hostname", "checkpoint.json")
+    return []
+"""
+
+
+def test_what_a_run_leaves_is_read_without_following_it(tmp_path):
+    found = {}
+
+    def judge():
+        with runner(str(tmp_path), 30) as run:
+            found["state"] = run(stop_at=None, source=LEAVES_TRAPS, content=[])[1]
+
+    reader = threading.Thread(target=judge, daemon=True)
+    reader.start()
+    reader.join(120)  # red de seguridad: sin el arreglo, la lectura de la FIFO no vuelve nunca
+    assert not reader.is_alive(), "quien juzga se quedó esperando en una FIFO"
+    state = found["state"]
+    assert state.checkpoint == state.ledger == "ilegible (no es un archivo común)"
+    assert state.report_copies == 0
