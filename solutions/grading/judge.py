@@ -13,6 +13,7 @@ import contextlib
 import functools
 import json
 import os
+import tempfile
 
 from harness.disk_state import read_disk_state
 from harness.exercise_feedback import WRITE_REPORT_CALL
@@ -71,14 +72,13 @@ def runner(scratch, timeout):
     hay, cada una arranca su propio intérprete aislado en su carpeta). Cada una tarda
     menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas) termina la
     comprobación: un bucle cuesta un solo corte."""
-    count = [0]
     served = forkserver.available()
     with ForkServer(sandbox.prefix(scratch), scratch) if served else contextlib.nullcontext() as server:
 
         def run(**kwargs):
-            count[0] += 1
-            workdir = os.path.join(scratch, f"corrida_{count[0]}")
-            os.makedirs(workdir)
+            # Un nombre al azar: una corrida anterior (que escribe en ``scratch``) no puede adelantarse a
+            # crear la carpeta de la siguiente, ni enlaces adentro donde se escribe el script.
+            workdir = tempfile.mkdtemp(prefix="corrida_", dir=scratch)
             if "script_text" in kwargs:
                 kwargs["script"] = os.path.join(workdir, "reproducir_orden.py")
                 with open(kwargs["script"], "w", encoding="utf-8") as f:
