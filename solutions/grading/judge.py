@@ -38,7 +38,7 @@ def parse_answer(text):
 
     try:
         return json.loads(text, parse_constant=refuse)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: listas anidadas sin fin
         raise AnswerError(
             "la respuesta no es JSON: solo valen dict, list, str, int, float, bool y None"
         ) from None

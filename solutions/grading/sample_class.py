@@ -141,6 +141,17 @@ for name in [n for n in os.listdir(".") if n.endswith(".ipynb")] + ["notas.txt"]
     os.symlink(target, name)
 prediction[1] = {}"""
 
+# Una respuesta con el formato correcto, pero su celda de prueba imprime JSON anidado sin fin (las
+# demás respuestas salen como siempre).
+NESTED = (
+    solution(NIVEL_1, "momento_1")
+    + """
+import json
+
+real_dumps = json.dumps
+json.dumps = lambda obj, *a, **k: "[" * 100_000 + "]" * 100_000 if obj is prediction[1] else real_dumps(obj, *a, **k)"""
+)
+
 # Una corrección correcta que además avisa por stderr, mucho más de lo que cabe en una tubería (64 KiB).
 NOISY_FIX = solution(NIVEL_2, "corregida").replace(
     "    results = []",
@@ -167,6 +178,7 @@ CLASS = {
     "script_falso": {NIVEL_1: {}, NIVEL_2: {"script": FORGED_SCRIPT}},
     "escapa": {NIVEL_1: {"momento_1": ESCAPE}, NIVEL_2: {}},
     "enlaza": {NIVEL_1: {"momento_1": LINKS}, NIVEL_2: {}},
+    "anida": {NIVEL_1: {"momento_1": NESTED}, NIVEL_2: {}},
     "borra_celdas": {
         NIVEL_1: {"preparacion": None, "momento_3": None, "prueba_momento_3": None},
         NIVEL_2: {"produccion": None},
@@ -185,6 +197,7 @@ HONEST = {
     "script_falso": {NIVEL_1: 7, NIVEL_2: 3},
     "escapa": {NIVEL_1: 5, NIVEL_2: 6},
     "enlaza": {NIVEL_1: 5, NIVEL_2: 6},
+    "anida": {NIVEL_1: 5, NIVEL_2: 6},
     "borra_celdas": {NIVEL_1: 5, NIVEL_2: 6},
     "avisa_por_stderr": {NIVEL_1: 7, NIVEL_2: 6},
     "bucle": {NIVEL_1: 5, NIVEL_2: 6},
