@@ -17,9 +17,10 @@ import pytest
 from solutions.grading import sandbox
 
 pytestmark = pytest.mark.skipif(not sandbox.available(), reason="hace falta bubblewrap (bwrap)")
+LIMITS = (sandbox.MEMORY_BYTES, sandbox.FILE_BYTES, sandbox.TMP_BYTES)
 
 ATTEMPTS = r"""
-import json, os, subprocess
+import json, os, subprocess, sys
 
 def fails(action):
     try:
@@ -46,6 +47,23 @@ found = {
     "cap_after_exec": run("sh", "-c", "grep CapEff /proc/self/status").stdout.split()[1],
     "uid": os.getuid(),
 }
+def fill(path, total):
+    with open(path, "wb") as f:
+        for _ in range(total >> 20):
+            f.write(bytes(1 << 20))
+
+memory, file_bytes, tmp_bytes = (int(n) for n in sys.argv[1:])
+try:
+    bytearray(memory + (1 << 30))
+    found["memory"] = None
+except MemoryError:
+    found["memory"] = "MemoryError"
+found["big_file"] = fails(lambda: fill("grande.bin", file_bytes + (1 << 20)))
+found["full_tmp"] = fails(lambda: [fill(f"/tmp/lleno_{n}", file_bytes - (1 << 20)) for n in range(3)])
+os.remove("grande.bin")
+for name in os.listdir("/tmp"):
+    if name.startswith("lleno_"):
+        os.remove(os.path.join("/tmp", name))
 with open("propio.txt", "w") as f:
     f.write("sí")
 with open("/tmp/propio.txt", "w") as f:
@@ -58,7 +76,10 @@ print(json.dumps(found))
 def attempts(tmp_path_factory):
     folder = tmp_path_factory.mktemp("entrega")
     done = subprocess.run(
-        [*sandbox.prefix(folder), sys.executable, "-c", ATTEMPTS], capture_output=True, text=True, timeout=60
+        [*sandbox.prefix(folder), sys.executable, "-c", ATTEMPTS, *map(str, LIMITS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     return folder, json.loads(done.stdout)
@@ -84,6 +105,14 @@ def test_no_capability_survives_not_even_through_exec(attempts):
         assert found["uid"] == 0  # lo que hace falta cubrir: root dentro del aislamiento
     assert int(found["cap_after_exec"], 16) == 0
     assert found["mknod"] is not None
+
+
+def test_a_submission_cannot_take_the_memory_or_the_disk_of_the_others(attempts):
+    """Cada límite es un error dentro de la entrega: memoria por proceso, tamaño de cada archivo y su /tmp."""
+    _, found = attempts
+    assert found["memory"] == "MemoryError"
+    assert found["big_file"] == "OSError"  # EFBIG: «File too large»
+    assert found["full_tmp"] == "OSError"  # ENOSPC: su /tmp es chico y en memoria
 
 
 def test_the_submission_still_writes_in_its_own_folder(attempts):

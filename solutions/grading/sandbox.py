@@ -13,6 +13,12 @@ ellas, la entrega podría volver a montar ``/`` con escritura. Por eso se quitan
 ``/proc/sys`` (y lo demás de ``/proc`` que cambia la máquina entera) queda de solo lectura, y el nombre
 de la máquina y el IPC de System V son propios del aislado.
 
+Con ``prlimit``, cada proceso aislado tiene un tope de memoria y de tamaño por archivo, y su /tmp es
+chico: una entrega que se come la máquina falla en su celda, no deja sin memoria a las demás.
+
+Lo que la entrega deja en su carpeta lo lee y lo escribe después quien califica, fuera del
+aislamiento: ``disarm`` borra antes los enlaces simbólicos y las FIFOs.
+
 Sin bwrap, calificar se detiene con un mensaje claro, salvo que quien califica pida explícitamente
 calificar sin aislamiento.
 """
@@ -38,10 +44,23 @@ class SandboxMissingError(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def available():
     """¿Funciona bwrap en esta máquina? (Se prueba de verdad: puede estar instalado y no poder aislar.)"""
-    bwrap = shutil.which("bwrap")
-    if not bwrap:
+    if not (shutil.which("bwrap") and shutil.which("prlimit")):
         return False
-    return subprocess.run([bwrap, *_isolation(), "--", "true"], capture_output=True).returncode == 0
+    return subprocess.run([*_command(), "--", "true"], capture_output=True).returncode == 0
+
+
+# Lo que una entrega puede gastar de la máquina: memoria por proceso, tamaño de cada archivo que
+# escribe y su /tmp (en memoria). Pasarse es un error en su celda (MemoryError, «File too large»,
+# «No space left»), no la máquina sin memoria ni disco para las demás entregas.
+MEMORY_BYTES = 4 << 30
+FILE_BYTES = 256 << 20
+TMP_BYTES = 512 << 20
+
+
+def _command():
+    """prlimit (los límites) y bwrap con lo que aísla a toda entrega, sin sus carpetas todavía."""
+    limits = [shutil.which("prlimit"), f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--"]
+    return [*limits, shutil.which("bwrap"), *_isolation()]
 
 
 # Lo de /proc que cambia la máquina entera y un uid 0 sin capacidades igual podría escribir. bwrap 0.8
@@ -57,7 +76,7 @@ def _isolation():
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for path in WHOLE_MACHINE_PROC:
         args += ["--ro-bind-try", path, path]
-    return [*args, "--tmpfs", "/tmp"]
+    return [*args, "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
 
 
 def required():
@@ -67,9 +86,10 @@ def required():
     if available():
         return True
     raise SandboxMissingError(
-        "No se puede aislar cada entrega: falta bubblewrap (bwrap) o no funciona en esta máquina. Sin "
-        "aislamiento, el código de una entrega podría cambiar gradebook.db, el repositorio u otras "
-        "entregas. Instálalo (apt-get install bubblewrap) o, si confías en todas las entregas, califica "
+        "No se puede aislar cada entrega: falta bubblewrap (bwrap) o prlimit, o no funcionan en esta "
+        "máquina. Sin aislamiento, el código de una entrega podría cambiar gradebook.db, el repositorio u "
+        "otras entregas. Instálalos (apt-get install bubblewrap util-linux) o, si confías en todas las "
+        "entregas, califica "
         f"sin aislamiento con --sin-aislamiento ({UNSANDBOXED_ENV}=1)."
     )
 
@@ -95,7 +115,7 @@ def prefix(writable, readable=(), sockets=None):
     if not required():
         return []
     writable = os.path.abspath(writable)
-    args = [shutil.which("bwrap"), *_isolation()]
+    args = _command()
     # Lo que vive en /tmp y hace falta leer: el intérprete o el repositorio, el archivo de conexión.
     for path in [*under_tmp(), *readable]:
         args += ["--ro-bind", path, path]
