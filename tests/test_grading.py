@@ -19,6 +19,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
+from solutions.grading.preprocessors import CUT_NOTE, WarmExecute
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
 from solutions.grading.sample_class import (
     CLASS,
@@ -233,7 +234,24 @@ def test_a_looping_submission_costs_one_timeout(graded):
     """El bucle infinito de una respuesta corta una sola celda: las de prueba no vuelven a correrlo."""
     course_dir, done, _, _ = graded
     assert done.returncode == 0, done.stderr[-3000:]
-    assert {s: timed_out_cells(course_dir, s) for s in CLASS} == {s: int(s == "bucle") for s in CLASS}
+    loops = ("bucle", "imprime_en_bucle")
+    assert {s: timed_out_cells(course_dir, s) for s in CLASS} == {s: int(s in loops) for s in CLASS}
+
+
+def test_a_printing_loop_keeps_a_bounded_output(graded):
+    """Lo que imprime una celda hasta su corte se recorta mientras llega: quien califica guarda su
+    presupuesto y una línea que lo dice, no todo lo que imprimió."""
+    course_dir, done, _, _ = graded
+    assert done.returncode == 0, done.stderr[-3000:]
+    path = os.path.join(course_dir, "autograded", "imprime_en_bucle", ASSIGNMENT, "ejercicio_nivel_1.ipynb")
+    (cell,) = [
+        c
+        for c in nbformat.read(path, 4).cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "momento_3"
+    ]
+    texts = [o.get("text", "") for o in cell.outputs if o.output_type == "stream"]
+    assert any(CUT_NOTE in t for t in texts)
+    assert sum(map(len, texts)) <= WarmExecute.output_budget.default_value + 200
 
 
 def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):

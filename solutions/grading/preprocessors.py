@@ -33,6 +33,9 @@ from maintainer.paths import NOTEBOOKS
 from solutions.grading import ahead, sandbox
 from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
 
+# La línea que queda en una celda cuya salida se recortó.
+CUT_NOTE = "quien califica descartó el resto de la salida de esta celda; caracteres guardados:"
+
 
 def grade_id(cell):
     return cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -87,7 +90,38 @@ def printed_answer(cell):
     return parse_answer(lines[-1][len(ANSWER_MARK) :])
 
 
+def text_size(content):
+    """Cuántos caracteres lleva un mensaje del kernel (sus textos, en cualquier nivel)."""
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, dict):
+        return sum(text_size(v) for v in content.values())
+    if isinstance(content, list):
+        return sum(text_size(v) for v in content)
+    return 0
+
+
 class WarmExecute(Execute):
+    output_budget = Integer(1 << 20, help="caracteres de salida que se guardan por celda").tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._output_used = {}  # caracteres de salida recibidos, por celda
+        return super().preprocess(nb, resources, km=km)
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Una celda que imprime sin parar hasta su corte no llena la memoria de quien califica: de cada
+        celda se guardan hasta ``output_budget`` caracteres y una línea que dice que se recortó. Los
+        errores se guardan siempre: nbgrader cuenta los puntos desde ellos."""
+        if msg["msg_type"] == "error":
+            return super().output(outs, msg, display_id, cell_index)
+        used = self._output_used.get(cell_index, 0)
+        self._output_used[cell_index] = used + text_size(msg["content"])
+        if self._output_used[cell_index] <= self.output_budget:
+            return super().output(outs, msg, display_id, cell_index)
+        if used <= self.output_budget:  # el primer mensaje que no cabe: se dice una vez
+            outs.append(new_output("stream", name="stderr", text=f"[{CUT_NOTE} {self.output_budget}]\n"))
+        return None
+
     @staticmethod
     def manager_class(config):
         """La clase de kernel configurada (la del aislamiento): la que ``preprocess`` usa. Al construir
