@@ -57,7 +57,7 @@ def _load(path):
     # que dejó el código que corrió.
     try:
         data = read_bytes(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # tampoco existe si su carpeta es un archivo
         return None
     except OSError:
         return "ilegible (no es un archivo común)"

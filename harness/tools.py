@@ -205,7 +205,7 @@ def report_copies(path=REPORT_PATH):
     (un enlace simbólico o una FIFO no son un reporte, y abrir una FIFO esperaría para siempre)."""
     try:
         data = read_bytes(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # tampoco existe si su carpeta es un archivo
         return 0
     except OSError as err:
         if err.errno in (errno.ELOOP, errno.EINVAL, errno.EISDIR):  # lo que read_bytes no lee
