@@ -292,3 +292,18 @@ def test_the_measured_truth_is_named_only_while_a_class_is_graded(tmp_path, monk
     assert truth.TRUTH_FILE_ENV not in os.environ
     with _truth_for_workers(str(tmp_path), ("trivial",)):  # sin comprobaciones JSON: nada que medir
         assert truth.TRUTH_FILE_ENV not in os.environ
+
+
+def test_autograde_by_hand_is_protected_too(graded):
+    """``nbgrader autograde`` a mano (sin ``grade_class``) usa la misma configuración: la entrega que
+    deja enlaces en su carpeta no alcanza el repositorio ni se lleva más puntos."""
+    course_dir, _, before, _ = graded
+    done = nbgrader(course_dir, "autograde", ASSIGNMENT, "--student=enlaza", "--force", check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert repo_digest() == before[1]
+    folder = os.path.join(course_dir, "autograded", "enlaza", ASSIGNMENT)
+    assert not any(os.path.islink(os.path.join(folder, n)) for n in os.listdir(folder))
+    with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
+        assert {n: gb.find_submission_notebook(n, ASSIGNMENT, "enlaza").score for n in EXERCISES} == HONEST[
+            "enlaza"
+        ]
