@@ -156,3 +156,14 @@ def test_a_run_cannot_prepare_the_folder_of_the_next(tmp_path):
         run(stop_at=None, source=GETS_AHEAD, content=[])
         done, _ = run(stop_at=None, script_text="print('corrió')\n")
     assert done.returncode == 0 and done.stdout.strip() == "corrió", done.stderr
+
+
+def test_a_run_gets_only_the_environment_the_sandbox_passes(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secreto")
+    source = (
+        "def run_tool_uses_fixed(content):\n    import os\n"
+        "    print(os.environ.get('ANTHROPIC_API_KEY'), os.environ.get('ORDER'))\n    return []\n"
+    )
+    with runner(str(tmp_path), 30) as run:
+        done, _ = run(stop_at=None, source=source, content=[], env={"ORDER": "prod"})
+    assert done.stdout.split() == ["None", "prod"], done.stderr

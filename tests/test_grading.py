@@ -23,7 +23,7 @@ from solutions.grading.preprocessors import CUT_NOTE, WarmExecute
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
 from solutions.grading.sample_class import (
     CLASS,
-    ESCAPE_PORT_ENV,
+    ESCAPE_PORT_FILE,
     HONEST,
     NIVEL_2,
     SOURCE,
@@ -37,6 +37,7 @@ MAX_SCORE = 20
 # Para el estudiante que entra en un bucle infinito: que la celda se corte pronto. Mientras nbgrader
 # califica, ninguna celda corre nada pesado (las comprobaciones van fuera del kernel).
 SHORT_TIMEOUT = 5
+SECRET = "sk-ant-de-quien-califica"
 
 
 @pytest.fixture(scope="module")
@@ -158,9 +159,12 @@ def graded(course):
     puerto de 127.0.0.1 escucha mientras tanto: la entrega que escapa intenta conectarse a él."""
     course_dir, released = course
     submit(course_dir, released, CLASS)
-    before = course_digest(course_dir), repo_digest()
     with socket.create_server(("127.0.0.1", 0)) as listener:
         listener.setblocking(False)
+        port_file = os.path.join(course_dir, "submitted", "escapa", ASSIGNMENT, ESCAPE_PORT_FILE)
+        with open(port_file, "w", encoding="utf-8") as f:
+            f.write(str(listener.getsockname()[1]))
+        before = course_digest(course_dir), repo_digest()
         done = subprocess.run(
             [
                 sys.executable,
@@ -173,7 +177,7 @@ def graded(course):
             capture_output=True,
             text=True,
             encoding="utf-8",
-            env={**os.environ, ESCAPE_PORT_ENV: str(listener.getsockname()[1])},
+            env={**os.environ, "ANTHROPIC_API_KEY": SECRET},  # la clave de quien califica
         )
         try:
             listener.accept()
@@ -213,10 +217,26 @@ def test_grading_leaves_repository_and_course_unchanged(graded):
     assert [p for p in links if os.path.islink(p)] == []
 
 
+def test_the_graders_secrets_do_not_reach_the_graded_notebooks(graded):
+    """La entrega que escapa imprime su entorno: la clave de quien califica no está ahí, ni en ningún
+    notebook calificado (lo que vuelve a cada estudiante como devolución)."""
+    course_dir, done, _, _ = graded
+    assert done.returncode == 0, done.stderr[-3000:]
+    escapa = os.path.join(course_dir, "autograded", "escapa", ASSIGNMENT, "ejercicio_nivel_1.ipynb")
+    with open(escapa, encoding="utf-8") as f:
+        assert "NBGRADER_EXECUTION" in f.read()  # el entorno sí se imprimió
+    for folder, _, files in os.walk(os.path.join(course_dir, "autograded")):
+        for name in files:
+            with open(os.path.join(folder, name), "rb") as f:
+                assert SECRET.encode() not in f.read(), os.path.join(folder, name)
+
+
 def test_a_submission_has_no_network(graded):
     """Sin red dentro del aislamiento: la conexión de la entrega que escapa nunca llegó al puerto."""
-    _, done, _, reached = graded
+    course_dir, done, _, reached = graded
     assert done.returncode == 0, done.stderr[-3000:]
+    # El puerto llegó a la carpeta donde corrió la entrega: sabía adónde conectarse.
+    assert os.path.exists(os.path.join(course_dir, "autograded", "escapa", ASSIGNMENT, ESCAPE_PORT_FILE))
     assert not reached
 
 

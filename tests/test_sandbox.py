@@ -145,3 +145,21 @@ def test_disarm_leaves_only_plain_files_and_folders(tmp_path):
     ]
     assert sorted(p.name for p in outside.iterdir()) == ["agent.py"]
     assert (outside / "agent.py").read_text() == "original"
+
+
+def test_secrets_in_the_environment_do_not_reach_a_submission(tmp_path, monkeypatch):
+    """Solo pasan las variables de Python, del idioma y del arnés: una clave o la URL de una base con su
+    contraseña podrían terminar impresas en el notebook que vuelve como devolución."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secreto")
+    monkeypatch.setenv("DBOS_SYSTEM_DATABASE_URL", "postgresql://curso:contraseña@localhost/curso")
+    monkeypatch.setenv("AGENT_VARIANT", "solo-b")
+    show = "import json, os; print(json.dumps(dict(os.environ)))"
+    done = subprocess.run(
+        [*sandbox.prefix(tmp_path), sys.executable, "-c", show],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ORDER": "prod"},  # como las de cada corrida del Nivel 2
+    )
+    seen = json.loads(done.stdout)
+    assert not {"ANTHROPIC_API_KEY", "DBOS_SYSTEM_DATABASE_URL"} & seen.keys()
+    assert (seen["AGENT_VARIANT"], seen["ORDER"], seen["PATH"]) == ("solo-b", "prod", os.environ["PATH"])

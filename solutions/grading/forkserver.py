@@ -137,11 +137,13 @@ def available():
 
 class ForkServer:
     """El servidor, lanzado con ``prefix`` (el aislamiento) y ``cwd``; ``launch`` sirve de ``launch`` para
-    ``run_and_kill``. Se usa con ``with``: al salir, el servidor y lo que quede de él mueren."""
+    ``run_and_kill``, y a cada corrida llegan solo las variables de entorno que ``passes`` deja pasar.
+    Se usa con ``with``: al salir, el servidor y lo que quede de él mueren."""
 
-    def __init__(self, prefix, cwd):
+    def __init__(self, prefix, cwd, passes=None):
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Solo dentro de su propio espacio de PIDs puede matar «todo lo demás» sin tocar esta máquina.
+        self.passes = passes
         mode = "aislado" if prefix else "libre"
         command = [*prefix, sys.executable, os.path.abspath(__file__), str(theirs.fileno()), mode]
         command.append(os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/pid") else "")
@@ -153,6 +155,8 @@ class ForkServer:
         fds = [spec["nonce_fd"], spec["events_fd"]]
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        if self.passes:  # lo que no pasa el aislamiento tampoco llega a la corrida
+            env = {name: value for name, value in env.items() if self.passes(name)}
         message = json.dumps({**spec, "env": env}).encode()
         socket.send_fds(self.sock, [message], [*fds, out_w, err_w])
         os.close(out_w)

@@ -73,7 +73,9 @@ def runner(scratch, timeout):
     menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas) termina la
     comprobación: un bucle cuesta un solo corte."""
     served = forkserver.available()
-    with ForkServer(sandbox.prefix(scratch), scratch) if served else contextlib.nullcontext() as server:
+    isolation = sandbox.prefix(scratch) if served else ()
+    passes = sandbox.passes if isolation else None
+    with ForkServer(isolation, scratch, passes) if served else contextlib.nullcontext() as server:
 
         def run(**kwargs):
             # Un nombre al azar: una corrida anterior (que escribe en ``scratch``) no puede adelantarse a

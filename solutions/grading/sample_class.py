@@ -92,12 +92,12 @@ LIAR = """class Anything(str):
 prediction[2] = {key: Anything("x") for key in ("pending_tool_use", "tool_result_in_messages",
     "ledger_has_entry", "reconcile_branch", "report_exists_after_crash", "report_copies_after_resume")}"""
 
-# La prueba escucha en este puerto de 127.0.0.1: una conexión desde una entrega sería red fuera del
-# aislamiento.
-ESCAPE_PORT_ENV = "LECCION6_PUERTO_DE_PRUEBA"
+# La prueba escucha en un puerto de 127.0.0.1 y lo deja en este archivo de la entrega: una conexión
+# desde la entrega sería red fuera del aislamiento.
+ESCAPE_PORT_FILE = "puerto_de_prueba.txt"
 # Desde el kernel: volver a montar con escritura todo lo que ve (quien califica suele ser root),
-# cambiar la base de notas, borrar el agente de referencia (ahora y después) y conectarse por red a
-# la máquina.
+# cambiar la base de notas, borrar el agente de referencia (ahora y después), conectarse por red a la
+# máquina e imprimir su entorno (donde quien califica podría tener una clave).
 ESCAPE = (
     """import glob
 import os
@@ -118,11 +118,12 @@ for path in (os.path.join(repo, "solutions", "agent.py"), os.path.join(course, "
     except OSError:
         pass
 try:
-    port = int(os.environ.get("{ESCAPE_PORT_ENV}", "9"))
+    port = int(open("{ESCAPE_PORT_FILE}").read()) if os.path.exists("{ESCAPE_PORT_FILE}") else 9
     socket.create_connection(("127.0.0.1", port), timeout=2).sendall(b"fuera")
 except OSError:
     pass
-""".replace("{ESCAPE_PORT_ENV}", ESCAPE_PORT_ENV)
+print(dict(os.environ))
+""".replace("{ESCAPE_PORT_FILE}", ESCAPE_PORT_FILE)
     + "\n"
     + "prediction[1] = {}"
 )

@@ -13,6 +13,9 @@ ellas, la entrega podría volver a montar ``/`` con escritura. Por eso se quitan
 ``/proc/sys`` (y lo demás de ``/proc`` que cambia la máquina entera) queda de solo lectura, y el nombre
 de la máquina y el IPC de System V son propios del aislado.
 
+Del entorno de quien califica pasan solo las variables de Python, del idioma y del arnés
+(``passes``): una clave de API no llega al código de la entrega.
+
 Con ``prlimit``, cada proceso aislado tiene un tope de memoria y de tamaño por archivo, y su /tmp es
 chico: una entrega que se come la máquina falla en su celda, no deja sin memoria a las demás.
 
@@ -109,6 +112,19 @@ def under_tmp():
     return [p for i, p in enumerate(inside) if not any(p.startswith(q + os.sep) for q in inside[:i])]
 
 
+# Las variables de entorno que pasan al código de una entrega: las de Python, el idioma y el arnés. Las
+# demás (una clave ANTHROPIC_API_KEY, la URL de una base con su contraseña…) podrían terminar impresas
+# en el notebook calificado que vuelve como devolución.
+PASSING_ENV = {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "VIRTUAL_ENV", "NBGRADER_EXECUTION"}
+PASSING_ENV |= {"CRASH_AFTER", "ORDER", "LESSON_AGENT", "SCRIPTED_MODEL_LOG"}
+PASSING_PREFIXES = ("LC_", "PYTHON", "AGENT_", "WORKER_", "CURSO_")
+
+
+def passes(name):
+    """¿Llega la variable ``name`` al código de la entrega?"""
+    return name in PASSING_ENV or name.startswith(PASSING_PREFIXES)
+
+
 def prefix(writable, readable=(), sockets=None):
     """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (y
     ``sockets``, la de los sockets del kernel); () si quien califica pidió no aislar."""
@@ -123,6 +139,9 @@ def prefix(writable, readable=(), sockets=None):
         args += ["--bind", sockets, sockets]
     args += ["--bind", writable, writable, "--chdir", writable]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
+    for name in sorted(os.environ):
+        if not passes(name):
+            args += ["--unsetenv", name]
     # Dentro, el padre del kernel es el init del aislamiento (pid 1): que ipykernel no lo vigile.
     args += ["--unsetenv", "JPY_PARENT_PID"]
     return [*args, "--"]
