@@ -19,7 +19,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
-from solutions.grading.preprocessors import CUT_NOTE, WarmExecute
+from solutions.grading.preprocessors import CUT_NOTE, DEAD_NOTE, WarmExecute
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
 from solutions.grading.sample_class import (
     CLASS,
@@ -327,3 +327,13 @@ def test_autograde_by_hand_is_protected_too(graded):
         assert {n: gb.find_submission_notebook(n, ASSIGNMENT, "enlaza").score for n in EXERCISES} == HONEST[
             "enlaza"
         ]
+
+
+def test_a_cell_that_kills_its_kernel_loses_only_its_question(graded):
+    """``os._exit`` en una respuesta: esa celda queda con el error que lo explica y las demás preguntas se
+    califican en un kernel nuevo (la nota de «mata_su_kernel» en la prueba de la clase)."""
+    course_dir, done, _, _ = graded
+    assert done.returncode == 0, done.stderr[-3000:]
+    path = os.path.join(course_dir, "autograded", "mata_su_kernel", ASSIGNMENT, "ejercicio_nivel_1.ipynb")
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nbformat.read(path, 4).cells}
+    assert [o.get("evalue") for o in cells["momento_1"].outputs if o.output_type == "error"] == [DEAD_NOTE]

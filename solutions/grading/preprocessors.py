@@ -24,6 +24,7 @@ from queue import Empty
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async, run_sync
+from nbclient.exceptions import DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
@@ -33,6 +34,11 @@ from maintainer.paths import NOTEBOOKS
 from solutions.grading import ahead, sandbox
 from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
 
+# El error que queda en una celda que mató a su kernel.
+DEAD_NOTE = (
+    "el kernel murió mientras corría esta celda (¿os._exit, una falla fatal?); se reinició con la "
+    "preparación del notebook y la calificación siguió en la celda siguiente"
+)
 # La línea que queda en una celda cuya salida se recortó.
 CUT_NOTE = "quien califica descartó el resto de la salida de esta celda; caracteres guardados:"
 
@@ -121,6 +127,33 @@ class WarmExecute(Execute):
         if used <= self.output_budget:  # el primer mensaje que no cabe: se dice una vez
             outs.append(new_output("stream", name="stderr", text=f"[{CUT_NOTE} {self.output_budget}]\n"))
         return None
+
+    def preprocess_cell(self, cell, resources, index):
+        """Una celda que mata a su kernel pierde su pregunta, no la entrega: queda con un error, el
+        kernel se reinicia con la preparación y se sigue en la celda siguiente."""
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            cell.outputs.append(
+                new_output("error", ename="KernelMuerto", evalue=DEAD_NOTE, traceback=[DEAD_NOTE])
+            )
+            self._revive(index)
+            return cell, resources
+
+    def _revive(self, index):
+        """Un kernel nuevo (el mismo aislamiento) con la preparación corrida: las celdas bloqueadas antes
+        de la primera respuesta, en copias (sus salidas no se repiten)."""
+        self.kc.stop_channels()
+        run_sync(self.km.restart_kernel)(now=True)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        run_sync(self._answered)(self.kc)
+        self.kc.allow_stdin = False
+        for position, cell in enumerate(self.nb.cells[:index]):
+            if _is_answer(cell):
+                break
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("locked"):
+                self.execute_cell(copy.deepcopy(cell), position, store_history=False)
 
     @staticmethod
     def manager_class(config):

@@ -187,6 +187,7 @@ CLASS = {
     "avisa_por_stderr": {NIVEL_1: {}, NIVEL_2: {"corregida": NOISY_FIX}},
     "bucle": {NIVEL_1: {"momento_3": "while True:\n    pass"}, NIVEL_2: {}},
     "imprime_en_bucle": {NIVEL_1: {"momento_3": 'while True:\n    print("x" * 1000)'}, NIVEL_2: {}},
+    "mata_su_kernel": {NIVEL_1: {"momento_1": "import os\n\nos._exit(0)"}, NIVEL_2: {}},
 }
 # Puntos automáticos que daría quien califica con honestidad (Nivel 1 de 7, Nivel 2 de 6).
 HONEST = {
@@ -204,6 +205,7 @@ HONEST = {
     "avisa_por_stderr": {NIVEL_1: 7, NIVEL_2: 6},
     "bucle": {NIVEL_1: 5, NIVEL_2: 6},
     "imprime_en_bucle": {NIVEL_1: 5, NIVEL_2: 6},
+    "mata_su_kernel": {NIVEL_1: 5, NIVEL_2: 6},
 }
 
 
