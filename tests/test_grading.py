@@ -293,7 +293,8 @@ def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):
         encoding="utf-8",
     )
     assert done.returncode == 1
-    assert "NO SE PUDO CALIFICAR a roto" in done.stderr
+    # La causa, no el «ver la traza de arriba» de nbgrader.
+    assert "NO SE PUDO CALIFICAR a roto: nbformat.reader.NotJSONError" in done.stderr
 
 
 def test_the_measured_truth_is_named_only_while_a_class_is_graded(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -91,9 +92,20 @@ def _autograde_one(assignment, student, notebooks):
     missing = [n for n in notebooks if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
     if done["success"] and not missing:
         return student, _worker["db"], None
-    errors = [line for line in done.get("log", "").splitlines() if line.startswith("[ERROR]")]
-    problem = errors[-1].removeprefix("[ERROR] ") if errors else f"sin notebook calificado: {missing}"
-    return student, _worker["db"], problem
+    return student, _worker["db"], reason(done.get("log", "")) or f"sin notebook calificado: {missing}"
+
+
+# La última línea de una traza: el tipo de la excepción y su mensaje.
+RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b:?.*$")
+
+
+def reason(log):
+    """Por qué no se pudo calificar, en una línea: la excepción de la traza que nbgrader dejó en su log
+    (su propio último error solo dice «ver la traza de arriba»), o ese error si no hay traza."""
+    lines = [line.strip() for line in log.splitlines()]
+    raised = [line for line in lines if RAISED.match(line)]
+    errors = [line.removeprefix("[ERROR] ") for line in lines if line.startswith("[ERROR]")]
+    return (raised or errors or [None])[-1]
 
 
 def merge(course_dir, assignment, student, db):
