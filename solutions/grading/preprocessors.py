@@ -24,6 +24,7 @@ from queue import Empty
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async, run_sync
+from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -141,14 +142,14 @@ class WarmExecute(Execute):
             return cell, resources
 
     def _revive(self, index):
-        """Un kernel nuevo (el mismo aislamiento) con la preparación corrida: las celdas bloqueadas antes
-        de la primera respuesta, en copias (sus salidas no se repiten)."""
+        """Un kernel nuevo (otro administrador, el mismo aislamiento) con la preparación corrida: las
+        celdas bloqueadas antes de la primera respuesta, en copias (sus salidas no se repiten). No se
+        reinicia el muerto: su reinicio reusa el archivo de conexión, que pudo no sobrevivirle."""
         self.kc.stop_channels()
-        run_sync(self.km.restart_kernel)(now=True)
-        self.kc = self.km.client()
-        self.kc.start_channels()
-        run_sync(self._answered)(self.kc)
-        self.kc.allow_stdin = False
+        run_sync(self.km.shutdown_kernel)(now=True)
+        NotebookClient.create_kernel_manager(self)  # no el adelantado: ese es del notebook siguiente
+        run_sync(self.async_start_new_kernel)()
+        run_sync(self.async_start_new_kernel_client)()
         for position, cell in enumerate(self.nb.cells[:index]):
             if _is_answer(cell):
                 break
