@@ -18,6 +18,6 @@ este archivo no importa nada a propósito, para que el agente guionado arranque 
 - ``crash_lab`` (subpaquete: ``widget`` y ``view``): el laboratorio de caídas y lo que dibuja;
   el agente nunca los importa, así que ipywidgets queda fuera de su camino.
 
-Lo que no está acá, a propósito: las respuestas y las pruebas ocultas de los ejercicios
-(``solutions/grading/``, solo instructores) y las herramientas de mantenimiento (``maintainer/``).
+Lo que no está acá, a propósito: las respuestas y las pruebas ocultas de los ejercicios (solo para
+instructores) y las herramientas de mantenimiento; ninguna de las dos se instala con este paquete.
 """

@@ -9,7 +9,7 @@ import json
 import os
 from typing import NamedTuple
 
-from harness.durable import read_bytes
+from harness.durable import read_present
 from harness.tools import CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, report_copies
 
 # Los temporales de write_durable que una muerte a mitad de escritura puede dejar; nunca se leen.
@@ -53,14 +53,12 @@ class DiskState(NamedTuple):
 
 
 def _load(path):
-    # Sin seguir enlaces ni esperar en una FIFO: quien mira (un notebook, quien califica) no sigue lo
-    # que dejó el código que corrió.
     try:
-        data = read_bytes(path)
-    except (FileNotFoundError, NotADirectoryError):  # tampoco existe si su carpeta es un archivo
-        return None
+        data = read_present(path)
     except OSError:
         return "ilegible (no es un archivo común)"
+    if data is None:
+        return None
     try:
         return json.loads(data)
     except ValueError:

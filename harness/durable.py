@@ -68,6 +68,19 @@ def remove_durably(*paths):
             fsync_dir(directory)
 
 
+# Lo que ``read_bytes`` rechaza por no ser un archivo común: un enlace, una FIFO o un socket, una carpeta.
+NOT_PLAIN = (errno.ELOOP, errno.EINVAL, errno.EISDIR)
+
+
+def read_present(path):
+    """``read_bytes(path)``, o None si ``path`` no existe (tampoco existe si su carpeta es un archivo):
+    para mirar lo que dejó una corrida sin seguir enlaces ni esperar en una FIFO."""
+    try:
+        return read_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
 def read_bytes(path):
     """El contenido de ``path`` en bytes: un carácter UTF-8 cortado cuenta como archivo a medio
     escribir, no como un error de decodificación. No sigue enlaces simbólicos (ELOOP) y rechaza lo

@@ -6,10 +6,9 @@ Todas resuelven sus rutas dentro del directorio actual (el directorio de trabajo
 ninguna toca los archivos propios del agente (punto de control, registro, temporales).
 """
 
-import errno
 import os
 
-from harness.durable import read_bytes, remove_durably, write_durable
+from harness.durable import NOT_PLAIN, read_bytes, read_present, remove_durably, write_durable
 from harness.errors import HarnessError, os_reason
 from harness.jitter import jitter
 
@@ -204,14 +203,12 @@ def report_copies(path=REPORT_PATH):
     """Cuántas veces se escribió el reporte en ``path``: 0 si no existe o si no es un archivo común
     (un enlace simbólico o una FIFO no son un reporte, y abrir una FIFO esperaría para siempre)."""
     try:
-        data = read_bytes(path)
-    except (FileNotFoundError, NotADirectoryError):  # tampoco existe si su carpeta es un archivo
-        return 0
+        data = read_present(path)
     except OSError as err:
-        if err.errno in (errno.ELOOP, errno.EINVAL, errno.EISDIR):  # lo que read_bytes no lee
+        if err.errno in NOT_PLAIN:
             return 0
         raise
-    return data.decode("utf-8", "replace").count(REPORT_TITLE)
+    return 0 if data is None else data.decode("utf-8", "replace").count(REPORT_TITLE)
 
 
 def prepare_task_files():

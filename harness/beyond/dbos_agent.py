@@ -4,7 +4,7 @@
     python -m harness.beyond.dbos_agent --resume    # un proceso nuevo retoma el flujo desde la base
     CRASH_AFTER=after-tool:3 python -m harness.beyond.dbos_agent   # muere ahí, con código 137
 
-El mismo contrato que ``solutions/agent.py``: directorio de trabajo en ``AGENT_WORKDIR``, etiquetas de
+El mismo contrato que el agente de la lección: directorio de trabajo en ``AGENT_WORKDIR``, etiquetas de
 ``CRASH_AFTER``, salida 137 al morir, ``--live`` para el modelo real. ``AGENT_VARIANT=idempotente``
 escribe el reporte con ``write_report_once`` y el id del paso como clave. La base del motor es SQLite
 (``dbos.sqlite`` en el directorio de trabajo) salvo que ``DBOS_SYSTEM_DATABASE_URL`` nombre otra
