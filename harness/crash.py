@@ -7,6 +7,7 @@ Si coincide con la variable de entorno ``CRASH_AFTER``, ``crash_point`` lanza ``
 import os
 from collections import Counter
 
+from harness.contract import crash_message
 from harness.errors import HarnessError
 from harness.jitter import jitter
 
@@ -44,7 +45,7 @@ def crash_point(kind):
     _counts[kind] += 1
     label = f"{kind}:{_counts[kind]}"
     if label == crash_after():
-        raise SimulatedCrash(f"caída simulada en {label}")
+        raise SimulatedCrash(crash_message(label))
 
 
 def reset_crash_points():

@@ -9,11 +9,9 @@ import json
 import os
 from typing import NamedTuple
 
+from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.durable import read_present
-from harness.tools import CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, report_copies
-
-# Los temporales de write_durable que una muerte a mitad de escritura puede dejar; nunca se leen.
-TMP_FILES = (CHECKPOINT_FILE + ".tmp", EFFECTS_FILE + ".tmp")
+from harness.tools import REPORT_PATH, report_copies
 
 
 class DiskState(NamedTuple):

@@ -11,6 +11,7 @@ import errno
 import os
 import stat
 
+from harness.contract import TMP_SUFFIX
 from harness.errors import DiskError
 
 # O_EXCL: el temporal se crea siempre nuevo; O_NOFOLLOW: nunca se escribe a través de un enlace.
@@ -32,7 +33,7 @@ def fsync_dir(path):
 
 def write_durable(path, data):
     """Escribe ``data`` (bytes) en ``path``: o queda el contenido anterior, o el nuevo entero."""
-    tmp = path + ".tmp"
+    tmp = path + TMP_SUFFIX
     before = f"{os.path.basename(path)} quedó como estaba antes de este intento"
     with DiskError.doing("escribir en", before, tmp):
         remove_leftover(tmp)

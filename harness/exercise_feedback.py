@@ -12,6 +12,7 @@ import linecache
 import os
 import re
 
+from harness.contract import BRANCH_WORDS, CHECKPOINT_FILE, EFFECTS_FILE
 from harness.disk_state import read_disk_state
 from harness.errors import HarnessError
 from harness.export import export_agent
@@ -25,7 +26,7 @@ LESSON = "leccion_6_puntos_de_control.ipynb"
 # —— Nivel 1 ——
 
 # Las cuatro ramas de --resume, con las palabras de sus líneas de log.
-BRANCHES = ("acierto en el registro", "volviendo a ejecutar", "agregando is_error", "sin llamada colgante")
+BRANCHES = tuple(BRANCH_WORDS.values())
 # Cada clave de una predicción: qué valores acepta y qué pregunta.
 FIELDS = {
     "pending_tool_use": ("un nombre de herramienta o None", lambda v: v is None or type(v) is str),
@@ -35,7 +36,7 @@ FIELDS = {
     "report_exists_after_crash": ("True o False", lambda v: type(v) is bool),
     "report_copies_after_resume": ("un entero ≥ 0", lambda v: type(v) is int and v >= 0),
 }
-FILES = ("checkpoint.json", "effects.json", REPORT_PATH)
+FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH)
 
 
 def grading_elsewhere():
@@ -161,13 +162,13 @@ def cell_source(fn):
 
 
 def shown_entry(workdir):
-    """La anotación de toolu_03 tal cual está en effects.json, con la marca de tiempo «at» tapada
+    """La anotación de toolu_03 tal cual está en el registro, con la marca de tiempo «at» tapada
     (cambia en cada corrida)."""
     entry = read_disk_state(workdir).entries.get(TOOL_USE_ID)
     if entry is None:
-        return f"effects.json: sin anotación de {TOOL_USE_ID}"
+        return f"{EFFECTS_FILE}: sin anotación de {TOOL_USE_ID}"
     raw = json.dumps({TOOL_USE_ID: entry}, ensure_ascii=False, indent=2)
-    return "effects.json, la anotación de toolu_03:\n" + re.sub(r'"at": \d+', '"at": <ms>', raw)
+    return f"{EFFECTS_FILE}, la anotación de {TOOL_USE_ID}:\n" + re.sub(r'"at": \d+', '"at": <ms>', raw)
 
 
 def last_line(run):
@@ -200,11 +201,11 @@ def check_fixed_function(fn):
         if stop is None:
             problem = (run.returncode != 0 and f"terminó con código {run.returncode}") or (
                 not (entry and isinstance(entry.get("result"), str))
-                and "effects.json no anota el resultado real"
+                and f"{EFFECTS_FILE} no anota el resultado real"
             )
         else:
             problem = (not run.killed_at_moment and "la herramienta nunca volvió: llama a run_tool") or (
-                entry is not None and "tras la caída, effects.json ya da por hecha a toolu_03"
+                entry is not None and f"tras la caída, {EFFECTS_FILE} ya da por hecha a {TOOL_USE_ID}"
             )
         print(f"{'✓' if not problem else '✗'} {title}{': ' + problem if problem else ''}{_said(run)}")
         print("  " + str(state).replace("\n", "\n  "))
@@ -249,7 +250,7 @@ def show_incident(fn):
     lesson_agent()
     workdir = scratch(f"incidente_{fn.__name__}")
     run_agent_process(workdir, agent=_agent["path"], crash_after="after-save-a:3")
-    pending = json.loads(open(os.path.join(workdir, "checkpoint.json"), encoding="utf-8").read())[
+    pending = json.loads(open(os.path.join(workdir, CHECKPOINT_FILE), encoding="utf-8").read())[
         "pendingToolUse"
     ]
     call = [{"type": "tool_use", **pending}]

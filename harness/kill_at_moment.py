@@ -21,11 +21,11 @@ import sys
 import time
 from typing import NamedTuple
 
+from harness.contract import EFFECTS_FILE
 from harness.runner import load_agent
 
 # Qué nombres recibe la función de la persona (y nada más): el contrato del Nivel 2, parte B.
 FUNCTION_NAME = "run_tool_uses_fixed"
-EFFECTS_FILE = "effects.json"
 # Lo que se guarda de stdout y de stderr de cada corrida: su final (lo que una comprobación muestra).
 OUTPUT_TAIL = 1 << 20
 

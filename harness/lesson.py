@@ -13,6 +13,7 @@ import re
 from html import escape
 from pathlib import Path
 
+from harness.contract import kill_line
 from harness.crash import SimulatedCrash, reset_crash_points
 from harness.disk_state import read_disk_state
 from harness.errors import HarnessError
@@ -75,7 +76,7 @@ def crash_at(label):
     try:
         yield
     except SimulatedCrash as err:
-        print(f"[kill] {err}")
+        print(kill_line(err))
     finally:
         del os.environ["CRASH_AFTER"]
         reset_crash_points()

@@ -16,6 +16,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness.contract import LOCK_FILE
 from harness.errors import HarnessError
 
 try:
@@ -27,7 +28,6 @@ try:
 except ImportError:  # Linux, macOS
     msvcrt = None
 
-LOCK_FILE = ".agente.lock"
 
 # Directorios cuyo archivo de candado tiene este proceso: lockf es por proceso (un segundo candado
 # del mismo proceso se concedería, y cerrar cualquiera de los dos soltaría el primero).

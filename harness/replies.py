@@ -13,9 +13,10 @@ import os
 import re
 from types import SimpleNamespace
 
+from harness.contract import CHECKPOINT_FILE, FINISHED
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict, blocks_of
-from harness.tools import CHECKPOINT_FILE, TOOL_IMPLS
+from harness.tools import TOOL_IMPLS
 
 # El formato de id que la API acepta en un tool_use (otro id se rechaza con un 400 al reenviarlo).
 TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
@@ -24,7 +25,6 @@ FINAL_STOPS = ("end_turn", "stop_sequence")
 # Un turno en pausa (herramientas del servidor) se continúa a lo sumo estas veces seguidas.
 MAX_PAUSES = 10
 # La clave del punto de control que marca una tarea terminada: --resume no vuelve a llamar al modelo.
-FINISHED = "finalText"
 
 
 class ReplyError(HarnessError):

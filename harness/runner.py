@@ -10,7 +10,7 @@ import subprocess
 import sys
 from typing import NamedTuple
 
-KILLED = 137
+from harness.contract import EXIT_KILLED, reconcile_branch
 
 
 def load_agent(path, name="agente"):
@@ -22,15 +22,6 @@ def load_agent(path, name="agente"):
     return module
 
 
-# Cómo se reconoce en el log cada rama de reconcile al reanudar («volviendo a ejecutar»: una de solo
-# lectura, o una escritura idempotente con clave).
-BRANCH_MARKERS = {
-    "hit": "acierto en el registro",
-    "rerun": "volviendo a ejecutar",
-    "is_error": "agregando is_error",
-}
-
-
 class AgentRun(NamedTuple):
     """Lo que dejó una corrida: código de salida y lo que imprimió."""
 
@@ -40,16 +31,13 @@ class AgentRun(NamedTuple):
 
     @property
     def killed(self):
-        return self.returncode == KILLED
+        return self.returncode == EXIT_KILLED
 
     @property
     def branch(self):
         """La rama de reconcile que tomó esta reanudación: hit, rerun, is_error, «none» si no había
         llamada colgante, o None si no fue una reanudación que leyó un punto de control."""
-        for line in self.stdout.splitlines():
-            if line.startswith("[resume][reconcile]"):
-                return next(b for b, marker in BRANCH_MARKERS.items() if marker in line)
-        return "none" if "[resume] leído" in self.stdout else None
+        return reconcile_branch(self.stdout)
 
 
 def agent_command(workdir, *, agent, resume=False, crash_after=None, variant=None, env=None, live=False):

@@ -7,10 +7,10 @@ frase en español, o None si la forma es la esperada; quien llama decide el mens
 
 import json
 
+from harness.contract import BATCH_VERSION, CHECKPOINT_KEYS, PENDING_CONTENT
 from harness.protocol import blocks_of, pairing_error
 from harness.tools import TOOL_IMPLS
 
-CHECKPOINT_KEYS = ("version", "task", "turns", "tokensUsed", "messages", "pendingToolUse")
 ROLES = ("user", "assistant")
 
 
@@ -81,19 +81,19 @@ def pending_content_problem(cp):
     """La clave opcional ``pendingAssistantContent`` (el turno completo de un modelo real): si está,
     tiene que traer exactamente el tool_use colgante. Se revisa al cargar, antes de que reconcile
     vuelva a ejecutar nada."""
-    content = cp.get("pendingAssistantContent")
+    content = cp.get(PENDING_CONTENT)
     if content is None:
         return None
     pending = cp["pendingToolUse"]
     blocks = content if isinstance(content, list) else []
     ids = [b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
     if not pending or not blocks or not all(isinstance(b, dict) for b in blocks) or ids != [pending["id"]]:
-        return "«pendingAssistantContent» no trae exactamente el tool_use de «pendingToolUse»"
+        return f"«{PENDING_CONTENT}» no trae exactamente el tool_use de «pendingToolUse»"
     return None
 
 
-def checkpoint_problem(cp):
-    """El primer problema de forma del punto de control ``cp`` (con su versión ya comprobada)."""
+def _scene_problem(cp):
+    """Lo que comparten las dos versiones: las claves, la tarea, los contadores y los mensajes."""
     missing = [key for key in CHECKPOINT_KEYS if key not in cp]
     if missing:
         return f"falta la clave «{missing[0]}»"
@@ -102,11 +102,39 @@ def checkpoint_problem(cp):
     for key in ("turns", "tokensUsed"):
         if not _count(cp[key]):
             return f"«{key}» debe ser un entero ≥ 0 y es {_shown(cp[key])}"
+    return messages_problem(cp["messages"])
+
+
+def checkpoint_problem(cp):
+    """El primer problema de forma del punto de control ``cp`` (con su versión ya comprobada)."""
     return (
-        messages_problem(cp["messages"])
+        _scene_problem(cp)
         or pending_problem(cp["pendingToolUse"], cp["messages"])
         or pending_content_problem(cp)
     )
+
+
+def batch_checkpoint_problem(cp):
+    """El primer problema del punto de control del agente de lotes (``version: 2``, una lista de
+    llamadas colgantes), versión incluida."""
+    if not isinstance(cp, dict):
+        return f"no es un objeto JSON sino {_shown(cp)}"
+    version = cp.get("version")
+    if version != BATCH_VERSION or isinstance(version, bool):
+        return f"tiene version={_shown(version)} y este agente solo acepta version={BATCH_VERSION}"
+    problem = _scene_problem(cp)
+    pending = cp.get("pendingToolUse")
+    if problem or not isinstance(pending, list):
+        return problem or "«pendingToolUse» debe ser una lista de llamadas"
+    problems = (
+        pending_problem(p, cp["messages"]) if p is not None else "hay un null en «pendingToolUse»"
+        for p in pending
+    )
+    problem = next(filter(None, problems), None)
+    if problem:
+        return problem
+    ids = [p["id"] for p in pending]
+    return "«pendingToolUse» repite un id" if len(set(ids)) != len(ids) else None
 
 
 def ledger_problem(effects):

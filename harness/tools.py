@@ -8,9 +8,12 @@ ninguna toca los archivos propios del agente (punto de control, registro, tempor
 
 import os
 
+from harness.contract import KEYED_REASON, READ_ONLY_REASON, TMP_SUFFIX
 from harness.durable import NOT_PLAIN, read_bytes, read_present, remove_durably, write_durable
-from harness.errors import HarnessError, os_reason
+from harness.errors import os_reason
+from harness.idempotent import receipts_path, write_report_once
 from harness.jitter import jitter
+from harness.tool_input import ToolError, text_arg, tool_path
 
 NOTES_PATH = "sales-notes.txt"
 REPORT_PATH = "report.txt"
@@ -20,52 +23,15 @@ REPORT_TITLE = "# Reporte de ventas"
 REPORT_MISSING = "el reporte no se escribió"
 # Y lo que busca para no escribir encima de un reporte que ya está, pero roto.
 REPORT_DAMAGED = "el reporte está dañado"
-# Los archivos del agente mismo: una herramienta que los tocara (el modelo elige las rutas) podría
-# falsear el punto de control o el registro. Sus temporales terminan en TMP_SUFFIX.
-CHECKPOINT_FILE = "checkpoint.json"
-EFFECTS_FILE = "effects.json"
-TMP_SUFFIX = ".tmp"
 
 READ_ONLY = frozenset({"read_notes", "count_words", "check_report"})
-# Con claves de idempotencia (la opción «idempotente» del agente), write_report recibe el tool_use_id
+# Con clave de idempotencia (la variante «idempotente» del agente), write_report recibe el tool_use_id
 # como clave y repetirla no duplica el reporte: reanudar puede volver a ejecutarla en vez de is_error.
 KEYED = frozenset({"write_report"})
-# Los recibos de esas claves, junto al reporte (harness.beyond.idempotent).
-RECEIPTS_SUFFIX = ".claves.json"
-_keys = {"on": False}
-
-
-class ToolError(HarnessError):
-    """Una entrada que la herramienta rechaza (falta un argumento, ruta fuera del directorio)."""
-
-
-def _arg(tool_input, key):
-    value = tool_input.get(key) if isinstance(tool_input, dict) else None
-    if not isinstance(value, str) or not value:
-        raise ToolError(f"falta el argumento «{key}» (texto no vacío)")
-    return value
-
-
-def _path(tool_input):
-    """La ruta pedida (con sus enlaces resueltos), que no puede salir del directorio de trabajo ni
-    ser uno de los archivos del agente."""
-    raw = _arg(tool_input, "path")
-    root = os.path.realpath(os.getcwd())
-    full = os.path.realpath(os.path.join(root, raw))
-    if os.path.commonpath([root, full]) != root:
-        raise ToolError(f"la ruta {raw} queda fuera del directorio de trabajo")
-    name = os.path.basename(full)
-    if os.path.dirname(full) == root and (
-        name in (CHECKPOINT_FILE, EFFECTS_FILE) or name.endswith(TMP_SUFFIX)
-    ):
-        raise ToolError(
-            f"la ruta {raw} es un archivo propio del agente ({name}); ninguna herramienta lo toca"
-        )
-    return full
 
 
 def _read(tool_input):
-    path = _path(tool_input)
+    path = tool_path(tool_input)
     try:
         return read_bytes(path).decode("utf-8")
     except FileNotFoundError:
@@ -89,7 +55,7 @@ def count_words(tool_input):
 
 def write_report(tool_input):
     """Agrega el reporte al final del archivo (efecto secundario)."""
-    path, content = _path(tool_input), _arg(tool_input, "content")
+    path, content = tool_path(tool_input), text_arg(tool_input, "content")
     try:
         before = read_bytes(path) if os.path.lexists(path) else b""
         # Agregar reescribiendo el archivo entero de forma durable: tras un corte de luz queda el
@@ -117,7 +83,7 @@ def report_damage(text):
 
 def check_report(tool_input):
     """Mira, sin tocarlo, si el reporte existe, si está entero y cuántas copias tiene."""
-    path = _path(tool_input)
+    path = tool_path(tool_input)
     try:
         text = read_bytes(path).decode("utf-8")
     except FileNotFoundError:
@@ -143,31 +109,24 @@ TOOL_IMPLS = {
 }
 
 
-def use_idempotency_keys(on):
-    """Enciende (o apaga) las claves de idempotencia para las herramientas de ``KEYED``."""
-    _keys["on"] = bool(on)
-
-
-def safe_to_rerun(name):
+def rerunnable(name, keyed=False):
     """¿Se puede volver a ejecutar sin duplicar su efecto? Las de solo lectura siempre; las de
-    ``KEYED``, solo con claves de idempotencia."""
-    return name in READ_ONLY or (name in KEYED and _keys["on"])
+    ``KEYED``, solo si el agente escribe con clave (``keyed``)."""
+    return name in READ_ONLY or (keyed and name in KEYED)
 
 
 def rerun_reason(name):
     """Por qué reanudar puede volver a ejecutarla, en las palabras de la lección."""
-    return "herramienta de solo lectura" if name in READ_ONLY else "escritura idempotente con clave"
+    return READ_ONLY_REASON if name in READ_ONLY else KEYED_REASON
 
 
 def run_tool(name, tool_input, key=None):
-    """``TOOL_IMPLS[name](tool_input)``, con un error claro si la herramienta no existe. ``key`` (el
-    ``tool_use_id``) solo cuenta con claves de idempotencia encendidas."""
+    """``TOOL_IMPLS[name](tool_input)``, con un error claro si la herramienta no existe. Con ``key`` (el
+    ``tool_use_id``, si el agente eligió escribir con clave), las de ``KEYED`` no duplican su efecto."""
     if name not in TOOL_IMPLS:
         raise ToolError(f"no existe la herramienta {name}")
     jitter()  # solo con AGENT_JITTER_MS: reparte las muertes de la prueba de tortura
-    if key is not None and name in KEYED and _keys["on"]:
-        from harness.beyond.idempotent import write_report_once  # solo con la opción (y sin ciclo)
-
+    if key is not None and name in KEYED:
         return write_report_once(tool_input, key)
     return TOOL_IMPLS[name](tool_input)
 
@@ -214,7 +173,7 @@ def report_copies(path=REPORT_PATH):
 def prepare_task_files():
     """Deja el directorio listo para una corrida nueva: sin reporte viejo, con las notas de ventas."""
     # Borrados en disco antes del primer punto A (con los recibos de las claves de idempotencia).
-    remove_durably(REPORT_PATH, REPORT_PATH + TMP_SUFFIX, REPORT_PATH + RECEIPTS_SUFFIX)
+    remove_durably(REPORT_PATH, REPORT_PATH + TMP_SUFFIX, receipts_path(REPORT_PATH))
     if not os.path.exists(NOTES_PATH):
         with open(os.path.join(os.path.dirname(__file__), "data", NOTES_PATH), "rb") as src:
             notes = src.read()

@@ -7,8 +7,9 @@ import os
 import shutil
 import stat
 
+from harness.contract import TMP_SUFFIX
 from harness.errors import DiskError, HarnessError, os_reason
-from harness.tools import NOTES_PATH, REPORT_PATH, TMP_SUFFIX
+from harness.tools import NOTES_PATH, REPORT_PATH
 
 
 class WorkdirError(HarnessError):

@@ -18,12 +18,12 @@ import subprocess
 import tempfile
 from typing import NamedTuple
 
+from harness.contract import CHECKPOINT_FILE, FINISHED, done_text
 from harness.crash import KINDS
-from harness.replies import FINISHED
 from harness.runner import AgentRun, agent_command
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
-from harness.tools import CHECKPOINT_FILE, REPORT_PATH
-from maintainer.torture import done_text, load_files, log_problems
+from harness.tools import REPORT_PATH
+from maintainer.torture import load_files, log_problems
 
 STRACE = shutil.which("strace")
 # Las 12 etiquetas: cada tipo de punto de caída en cada uno de los tres turnos del guion.

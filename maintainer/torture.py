@@ -24,9 +24,8 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
 
-from harness.disk_state import CHECKPOINT_FILE
+from harness.contract import CHECKPOINT_FILE, FINISHED, done_text, parse_line
 from harness.protocol import all_blocks, blocks_of
-from harness.replies import FINISHED
 from harness.runner import AgentRun, load_agent, start_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
@@ -94,15 +93,14 @@ def last_line_kind(stdout):
     lines = stdout.splitlines()
     if not lines:
         return "(nada impreso)"
-    last = lines[-1]
-    if last.startswith("[resume][reconcile]"):
-        return f"[resume][reconcile] {AgentRun(0, last, '').branch}"
-    if "[save B] rellenado" in last:
-        return "[save B] rellenado tras reanudar"
-    for mark in ("[save A]", "[save B]", "[resume] leído", "[done]"):
-        if mark in last:
-            return mark
-    return last[:40]
+    line = parse_line(lines[-1])
+    if line is None:  # una línea que el SIGKILL cortó, o un aviso fuera del contrato
+        return lines[-1][:40]
+    if line.kind == "save":
+        return f"[save {line.point}]" + (" rellenado tras reanudar" if line.refilled else "")
+    return {"reconcile": f"[resume][reconcile] {line.branch}", "resume": "[resume] leído"}.get(
+        line.kind, f"[{line.kind}]"
+    )
 
 
 def pairing_problems(conversation):
@@ -213,12 +211,6 @@ def run_until_done(workdir, env, rng, horizon, agent=REFERENCE_AGENT):
             problems.append(f"salida {run.returncode}: {run.stderr.strip()[:200]}")
             break
     return runs, final, deaths, branches, problems
-
-
-def done_text(stdout):
-    """El texto de la última línea ``[done]``, o None; cuenta aunque la señal llegara justo después."""
-    done = [line for line in stdout.splitlines() if line.startswith("[done] ")]
-    return done[-1][len("[done] ") :] if done else None
 
 
 def final_checks(workdir, log, expected_report, deaths, agent=REFERENCE_AGENT):

@@ -29,14 +29,7 @@ from harness.lock import workdir_lock
 from harness.protocol import block_to_dict
 from harness.replies import check_resumable, checked_call, finished, interrupted
 from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
-from harness.tools import (
-    TOOLS,
-    prepare_task_files,
-    rerun_reason,
-    run_tool,
-    safe_to_rerun,
-    use_idempotency_keys,
-)
+from harness.tools import TOOLS, prepare_task_files, rerun_reason, rerunnable, run_tool
 from harness.workdir import check_agent_files, enter_workdir
 
 CHECKPOINT_PATH = "checkpoint.json"
@@ -44,6 +37,9 @@ EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
 # Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
 PENDING_CONTENT = "pendingAssistantContent"
+# La variante «idempotente» (ver «Más allá de la lección»): write_report lleva el tool_use_id como
+# clave y reanudar la puede repetir sin duplicar el reporte. La elige el agente, al arrancar.
+KEYED_WRITES = os.environ.get("AGENT_VARIANT") == "idempotente"
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-18
@@ -223,7 +219,7 @@ def run_tool_uses(content):
     results = []
     for block in tool_uses(content):
         try:
-            output = run_tool(block["name"], block["input"], key=block["id"])
+            output = run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)
         except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
             results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
             continue
@@ -257,9 +253,9 @@ def reconcile(cp):
         print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")
         return tool_result(pending["id"], hit["result"])
 
-    if safe_to_rerun(pending["name"]):  # solo lectura (o write_report con claves: variante «idempotente»)
+    if rerunnable(pending["name"], KEYED_WRITES):  # solo lectura (o write_report con clave: «idempotente»)
         print(f"{where} fallo en el registro, {rerun_reason(pending['name'])}, volviendo a ejecutar")
-        output = run_tool(pending["name"], pending["input"], key=pending["id"])
+        output = run_tool(pending["name"], pending["input"], key=pending["id"] if KEYED_WRITES else None)
         save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
         return tool_result(pending["id"], output)
 
@@ -330,8 +326,6 @@ def main(argv=None):
         with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
             # --live sin clave falla acá, antes de tocar el disco: el reporte y el punto de control intactos.
             client = make_client("--live" in args)
-            # «idempotente»: write_report con el tool_use_id como clave; reanudar la repite sin duplicarla.
-            use_idempotency_keys(variant == "idempotente")
             scene = resume_scene(TASK) if resume else None
             result = run_agent(client, TASK, TOOLS, scene, point_a=variant != "solo-b")
     except SimulatedCrash as err:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness.beyond.idempotent import receipts_path, write_report_once
+from harness.idempotent import receipts_path, write_report_once
 from harness.tools import REPORT_TITLE, ToolError, report_copies
 from harness.workdir import inside
 

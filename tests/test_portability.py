@@ -28,9 +28,10 @@ import pytest
 from course_files import digest
 
 from harness import lock
-from harness.lock import LOCK_FILE, WorkdirBusy, workdir_lock
-from maintainer.notebook_run import cleared, execute
+from harness.contract import LOCK_FILE
+from harness.lock import WorkdirBusy, workdir_lock
 from maintainer.paths import ROOT
+from solutions.grading.notebook_run import cleared, execute
 
 REPO = Path(ROOT)
 NO_FCNTL = {"PYTHONPATH": os.fspath(REPO / "maintainer" / "portability")}

@@ -1,9 +1,8 @@
 """«Más allá» de la Lección 6: el mismo agente sobre un motor de ejecución durable, varias llamadas por
 turno y lo que cuesta guardar cuando la tarea crece. Lo usa ``notebooks/mas_alla_motor_durable.ipynb``.
 
-Cada módulo hace una sola cosa:
+Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en ``harness.idempotent``):
 
-- ``idempotent``: ``write_report`` con clave de idempotencia: repetirla con la misma clave no duplica.
 - ``command_line``: el ``main`` de los dos agentes de acá, con el contrato de línea de comandos de la lección.
 - ``engine_view``: lo que el motor tiene anotado en su SQLite, y los nombres que el laboratorio lee del agente.
 - ``process_death``: morir de verdad (``os._exit(137)``) en un punto de caída, también dentro de un paso.

@@ -1,30 +1,29 @@
 """El ``main`` que comparten los agentes de «Más allá»: el contrato de línea de comandos de la lección.
 
 ``[--resume] [--live]``, la variante en ``AGENT_VARIANT``, el directorio en ``AGENT_WORKDIR``, la
-caída en ``CRASH_AFTER`` (137 al morir), ``[done] …`` y 0 al terminar; un problema esperado es una
-línea en español en stderr (2 si la línea de comandos no vale, 1 si falló la corrida), nunca una traza.
+caída en ``CRASH_AFTER`` (137 al morir), ``[done] …`` y 0 al terminar; Ctrl-C, una línea y 130; un
+problema esperado es una línea en español en stderr (2 si la línea de comandos no vale, 1 si falló la
+corrida), nunca una traza. Los números y las banderas son los de ``harness.contract``, los mismos que
+el ``main`` de la lección (una prueba de conformidad lo fija).
 """
 
 import os
 import sys
 
+from harness.contract import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_KILLED,
+    EXIT_USAGE,
+    command_line_problem,
+    done_line,
+    kill_line,
+)
 from harness.crash import SimulatedCrash, crash_after
-from harness.errors import HarnessError, disk_failure
+from harness.errors import HarnessError, disk_failure, print_final
 from harness.lock import workdir_lock
-from harness.runner import KILLED
+from harness.replies import interrupted
 from harness.workdir import enter_workdir
-
-FLAGS = ("--resume", "--live")
-
-
-def command_line_problem(args, variant, variants):
-    """Qué está mal en los argumentos o en ``AGENT_VARIANT`` ('' si nada)."""
-    unknown = set(args) - set(FLAGS)
-    if unknown:
-        return f"Argumento desconocido: {' '.join(sorted(unknown))}"
-    if variant not in variants:
-        return f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(variants)}"
-    return ""
 
 
 def agent_main(argv, *, variants, usage, run):
@@ -35,20 +34,22 @@ def agent_main(argv, *, variants, usage, run):
     problem = command_line_problem(args, variant, variants)
     if problem:
         print(f"{problem}. {usage}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         enter_workdir(os.environ.get("AGENT_WORKDIR"))
         crash_after()
         with workdir_lock():
             result = run("--resume" in args, "--live" in args, variant)
     except SimulatedCrash as err:
-        print(f"[kill] {err}")
-        return KILLED
+        print(kill_line(err))
+        return EXIT_KILLED
+    except KeyboardInterrupt:
+        print(interrupted(), file=sys.stderr)
+        return EXIT_INTERRUPTED
     except HarnessError as err:
         print(err, file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except OSError as err:
         print(disk_failure(err), file=sys.stderr)
-        return 1
-    print(f"[done] {result}")
-    return 0
+        return EXIT_FAILED
+    return print_final(done_line(result))  # 0, o 1 con la salida cerrada: una línea, sin traza

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 
+from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, VERSION, Checkpoint, LedgerEntry
 from harness.durable import write_durable
 from harness.errors import HarnessError
 from harness.tools import NOTES_PATH
@@ -74,12 +75,14 @@ def measure_json(turns, workdir):
 
     def save_turn(n):
         call, assistant, user = turn_messages(n)
-        cp = {"version": 1, "task": "tarea", "turns": n, "tokensUsed": 0, "messages": messages}
-        write_durable(os.path.join(workdir, "checkpoint.json"), _dump({**cp, "pendingToolUse": call}))
-        effects[call["id"]] = {"name": call["name"], "result": user["content"][0]["content"], "at": 0}
-        write_durable(os.path.join(workdir, "effects.json"), _dump(effects))
+        cp = Checkpoint(
+            version=VERSION, task="tarea", turns=n, tokensUsed=0, messages=messages, pendingToolUse=call
+        )
+        write_durable(os.path.join(workdir, CHECKPOINT_FILE), _dump(cp))
+        effects[call["id"]] = LedgerEntry(name=call["name"], result=user["content"][0]["content"], at=0)
+        write_durable(os.path.join(workdir, EFFECTS_FILE), _dump(effects))
         messages.extend([assistant, user])
-        write_durable(os.path.join(workdir, "checkpoint.json"), _dump({**cp, "pendingToolUse": None}))
+        write_durable(os.path.join(workdir, CHECKPOINT_FILE), _dump({**cp, "pendingToolUse": None}))
 
     return _measure(turns, save_turn)
 

@@ -8,8 +8,8 @@ paso como fallido, justo lo contrario de una muerte. ``os._exit`` termina el pro
 import os
 import sys
 
+from harness.contract import EXIT_KILLED, kill_line
 from harness.crash import SimulatedCrash, crash_point
-from harness.runner import KILLED
 
 
 def die_at(kind):
@@ -17,6 +17,6 @@ def die_at(kind):
     try:
         crash_point(kind)
     except SimulatedCrash as err:
-        print(f"[kill] {err}", flush=True)
+        print(kill_line(err), flush=True)
         sys.stderr.flush()
-        os._exit(KILLED)
+        os._exit(EXIT_KILLED)

@@ -18,7 +18,7 @@ import threading
 
 from dbos import DBOS
 
-from harness.beyond.idempotent import write_report_once
+from harness.idempotent import write_report_once
 from harness.durable import write_durable
 from harness.tools import REPORT_TITLE, write_report
 

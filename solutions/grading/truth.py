@@ -9,10 +9,11 @@ import json
 import os
 import tempfile
 
+from harness.contract import BRANCH_WORDS, NO_PENDING, reconcile_branch
 from harness.disk_state import last_tool_results, read_disk_state
 from harness.runner import run_agent_process
 from harness.tools import report_copies
-from maintainer.paths import REFERENCE_AGENT
+from solutions.grading.paths import REFERENCE_AGENT
 
 # momento: (AGENT_VARIANT, CRASH_AFTER, el tool_use_id de la llamada de ese turno). La lección no los
 # tabula: un turno de solo lectura (2) y la variante sin punto A.
@@ -25,9 +26,6 @@ MOMENTS = {
 LESSON_1_AND_2 = ("after-save-a:3", "after-tool:3")
 # Una clase en paralelo mide una vez: grade_class guarda la medición en este archivo para cada proceso.
 TRUTH_FILE_ENV = "LECCION6_VERDAD"
-# Cómo nombra cada rama su línea de log al reanudar.
-BRANCH_WORDS = ("acierto en el registro", "volviendo a ejecutar", "agregando is_error")
-NO_PENDING = "sin llamada colgante"
 
 
 def crash(workdir, label, variant="dos-puntos"):
@@ -39,10 +37,7 @@ def crash(workdir, label, variant="dos-puntos"):
 
 def branch(stdout):
     """La rama de --resume en las palabras de su línea de log."""
-    for line in stdout.splitlines():
-        if line.startswith("[resume][reconcile]"):
-            return next(words for words in BRANCH_WORDS if words in line)
-    return NO_PENDING
+    return BRANCH_WORDS[reconcile_branch(stdout) or NO_PENDING]
 
 
 def observe(workdir, n):

@@ -4,19 +4,19 @@ Los cuatro estados que el estudio encontró alcanzables (un reporte cortado con 
 en ceros, ningún report.txt tras ``[done]``, dos copias en una corrida nueva sobre una terminada) ya no
 lo son: cada prueba los busca entre todos los estados del modelo (``maintainer/crash_states.py``) de
 la corrida real, y comprueba que el modelo sí los encuentra en la forma de escribir de antes. La
-cuenta completa: ``python benchmarks/power_cut.py``.
+cuenta completa: ``python -m benchmarks.power_cut``.
 """
 
 import json
 
 import pytest
 
-from harness.replies import FINISHED
+from harness.contract import FINISHED
 from harness.tools import REPORT_DAMAGED, REPORT_TITLE, run_tool
 from maintainer import faults
 from maintainer.crash_states import Op, check_state, crash_states, scenario_states
 
-pytestmark = pytest.mark.skipif(faults.STRACE is None, reason="strace no está instalado")
+pytestmark = pytest.mark.needs_strace
 
 FRESH, OVER_DONE = faults.scenarios()[0], faults.scenarios()[1]
 RESUME_BEFORE_WRITE = faults.Scenario("--resume tras after-save-a:3", "after-save-a:3", True)

@@ -18,7 +18,10 @@ import json
 import os
 
 from harness.durable import read_bytes, write_durable
-from harness.tools import RECEIPTS_SUFFIX, ToolError, _arg, _path
+from harness.tool_input import ToolError, text_arg, tool_path
+
+# Los recibos de las claves, junto al reporte.
+RECEIPTS_SUFFIX = ".claves.json"
 
 
 def receipts_path(report_path):
@@ -58,8 +61,8 @@ def _write_at(path, offset, data):
 
 
 def write_report_once(tool_input, key):
-    """Como ``harness.tools.write_report``, pero con ``key``: repetir la llamada no duplica el reporte."""
-    path, content = _path(tool_input), _arg(tool_input, "content")
+    """Como ``write_report`` (``harness.tools``), pero con ``key``: repetir la llamada no duplica el reporte."""
+    path, content = tool_path(tool_input), text_arg(tool_input, "content")
     data = content.encode("utf-8")
     receipts_file = receipts_path(path)
     receipts = _load_receipts(receipts_file)

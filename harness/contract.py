@@ -1,0 +1,255 @@
+"""El contrato del agente: los nombres de sus archivos, la forma de lo que guarda y la gramática de su log.
+
+Todo módulo que lee o escribe ``checkpoint.json`` / ``effects.json``, o que imprime o lee las líneas
+``[turn N][save A] …``, ``[resume][reconcile] …``, ``[kill] …`` y ``[done] …``, toma de acá sus nombres:
+un solo lugar donde cambiarlos (como el ``Checkpoint`` tipado de LangGraph). Cada línea tiene dos
+funciones, una que la escribe y ``parse_line``, que la lee; una prueba exige que leer lo escrito
+devuelva lo mismo. Las celdas de la lección escriben sus propios literales para enseñar: otra prueba
+exige que coincidan con este contrato. Este módulo no importa nada del paquete: está abajo de todo.
+"""
+
+import re
+from typing import Literal, NamedTuple, TypedDict
+
+# —— Archivos ——
+
+CHECKPOINT_FILE = "checkpoint.json"
+EFFECTS_FILE = "effects.json"
+# Lo que ``write_durable`` escribe antes del rename atómico: nunca se lee.
+TMP_SUFFIX = ".tmp"
+TMP_FILES = (CHECKPOINT_FILE + TMP_SUFFIX, EFFECTS_FILE + TMP_SUFFIX)
+# Un agente por directorio (harness.lock).
+LOCK_FILE = ".agente.lock"
+
+# —— Formas ——
+
+VERSION = 1
+# El agente de varias llamadas por turno («Más allá»): pendingToolUse es una lista.
+BATCH_VERSION = 2
+
+
+class ToolCall(TypedDict):
+    """La llamada colgante: el bloque tool_use tal como lo pidió el modelo."""
+
+    id: str
+    name: str
+    input: dict
+
+
+class Checkpoint(TypedDict):
+    """``checkpoint.json`` (version 1): las claves de la lección, en su orden."""
+
+    version: Literal[1]
+    task: str
+    turns: int
+    tokensUsed: int  # noqa: N815 (la clave de la lección)
+    messages: list
+    pendingToolUse: ToolCall | None  # noqa: N815
+
+
+class BatchCheckpoint(TypedDict):
+    """``checkpoint.json`` del agente de lotes (version 2): una lista de llamadas colgantes."""
+
+    version: Literal[2]
+    task: str
+    turns: int
+    tokensUsed: int  # noqa: N815
+    messages: list
+    pendingToolUse: list[ToolCall]  # noqa: N815
+
+
+class LedgerEntry(TypedDict):
+    """Una anotación de ``effects.json``, bajo su tool_use_id: ``at`` en ms desde la época."""
+
+    name: str
+    result: str
+    at: int
+
+
+CHECKPOINT_KEYS = tuple(Checkpoint.__annotations__)
+LEDGER_ENTRY_KEYS = tuple(LedgerEntry.__annotations__)
+# Claves opcionales del punto de control: el turno del asistente completo (un modelo real suele
+# escribir un texto antes del tool_use) y la marca de una tarea terminada.
+PENDING_CONTENT = "pendingAssistantContent"
+FINISHED = "finalText"
+
+# —— Línea de comandos y códigos de salida ——
+
+FLAGS = ("--resume", "--live")
+EXIT_DONE = 0
+EXIT_FAILED = 1  # un problema esperado: una línea en español en stderr
+EXIT_USAGE = 2  # la línea de comandos (o AGENT_VARIANT) no vale
+EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_KILLED = 137  # la caída simulada: el código de «matado por SIGKILL»
+
+
+def command_line_problem(args, variant, variants):
+    """Qué está mal en los argumentos o en ``AGENT_VARIANT`` ('' si nada)."""
+    unknown = set(args) - set(FLAGS)
+    if unknown:
+        return f"Argumento desconocido: {' '.join(sorted(unknown))}"
+    if variant not in variants:
+        return f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(variants)}"
+    return ""
+
+
+# —— Las ramas de reconcile ——
+
+HIT, RERUN, IS_ERROR, NO_PENDING = "hit", "rerun", "is_error", "none"
+# Las palabras que nombran cada rama en su línea de log.
+BRANCH_MARKERS = {
+    HIT: "acierto en el registro",
+    RERUN: "volviendo a ejecutar",
+    IS_ERROR: "agregando is_error",
+}
+_BRANCH_TAILS = {
+    HIT: "acierto en el registro, reutilizando resultado, sin volver a ejecutar",
+    RERUN: "fallo en el registro, {reason}, volviendo a ejecutar",
+    IS_ERROR: "fallo en el registro con efectos secundarios, no resoluble, agregando is_error",
+}
+# Las mismas ramas en las palabras de las respuestas de los ejercicios (y de quien califica).
+BRANCH_WORDS = {**BRANCH_MARKERS, NO_PENDING: "sin llamada colgante"}
+# Por qué se puede volver a ejecutar una llamada sin anotación.
+READ_ONLY_REASON = "herramienta de solo lectura"
+KEYED_REASON = "escritura idempotente con clave"
+
+# —— Las líneas del log: escribir ——
+
+
+def _names(pending):
+    """Una llamada (o varias, separadas por comas) por su nombre; ``null`` si no hay ninguna."""
+    if isinstance(pending, (list, tuple)):
+        return ",".join(pending) or "null"
+    return pending or "null"
+
+
+def save_a_line(turn, pending):
+    return f"[turn {turn}][save A] pending={_names(pending)}"
+
+
+REFILLED = "rellenado el resultado de herramienta de este turno tras reanudar"
+
+
+def save_b_line(turn, refilled=False):
+    return f"[turn {turn}][save B]" + (f" {REFILLED}" if refilled else "")
+
+
+def resume_line(turn, pending):
+    return f"[resume] leído turn={turn} pending={_names(pending)}"
+
+
+def reconcile_line(tool_use_id, name, branch, reason=READ_ONLY_REASON):
+    tail = _BRANCH_TAILS[branch].format(reason=reason)
+    return f"[resume][reconcile] tool_use_id={tool_use_id} name={name} {tail}"
+
+
+def crash_message(label):
+    """El mensaje de ``SimulatedCrash``: lo que va después de ``[kill]``."""
+    return f"caída simulada en {label}"
+
+
+def kill_line(message):
+    return f"[kill] {message}"
+
+
+def done_line(text):
+    return f"[done] {text}"
+
+
+def ledger_failure_line(tool_use_id):
+    return (
+        f"[falló la escritura del registro] tool_use_id={tool_use_id}: el efecto secundario ya ocurrió, "
+        "riesgo de ejecución duplicada al reanudar, por favor revisa a mano"
+    )
+
+
+def tool_error_text(err):
+    """El contenido del tool_result con is_error cuando la herramienta falla."""
+    return f"Error de ejecución de la herramienta: {err}"
+
+
+def unknown_state_text(name):
+    """El contenido del tool_result con is_error de la rama «fallo en el registro con efectos secundarios»."""
+    return (
+        f"Se desconoce el estado de ejecución previo a la reanudación de esta llamada a {name}: no hay "
+        "anotación en el registro y, para evitar un efecto secundario duplicado, no se volvió a ejecutar. "
+        "Por favor verifica por tu cuenta si se completó."
+    )
+
+
+def turn_limit_text(max_turns):
+    return f"Se alcanzó el máximo de {max_turns} turnos, deteniéndonos por nuestra cuenta"
+
+
+# —— Las líneas del log: leer ——
+
+
+class LogLine(NamedTuple):
+    """Una línea del contrato, leída. ``kind``: save, resume, reconcile, kill o done; los demás
+    campos valen None cuando esa clase de línea no los tiene."""
+
+    kind: str
+    turn: int | None = None
+    point: str | None = None  # "A" o "B"
+    pending: tuple | None = None  # nombres de las llamadas colgantes; () si null
+    refilled: bool = False
+    tool_use_id: str | None = None
+    name: str | None = None
+    branch: str | None = None
+    reason: str | None = None
+    text: str | None = None  # lo que sigue a [kill] o a [done]
+    label: str | None = None  # la etiqueta de la caída, si la línea [kill] la trae
+
+
+_SAVE = re.compile(r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?( " + re.escape(REFILLED) + ")?")
+_RESUME = re.compile(r"\[resume\] leído turn=(\d+) pending=(\S+)")
+_RECONCILE = re.compile(r"\[resume\]\[reconcile\] tool_use_id=(\S+) name=(\S+) (.*)")
+_RERUN_REASON = re.compile(r"fallo en el registro, (.+), volviendo a ejecutar")
+
+
+def _pending(names):
+    return () if names in (None, "null") else tuple(names.split(","))
+
+
+def _branch(tail):
+    return next((b for b, marker in BRANCH_MARKERS.items() if marker in tail), None)
+
+
+def parse_line(line):
+    """La ``LogLine`` de una línea del contrato, o None si la línea es otra cosa."""
+    line = line.rstrip("\n")
+    if m := _SAVE.fullmatch(line):
+        return LogLine("save", int(m[1]), m[2], _pending(m[3]) if m[2] == "A" else None, bool(m[4]))
+    if m := _RESUME.fullmatch(line):
+        return LogLine("resume", int(m[1]), pending=_pending(m[2]))
+    if m := _RECONCILE.fullmatch(line):
+        branch, reason = _branch(m[3]), _RERUN_REASON.fullmatch(m[3])
+        return LogLine("reconcile", tool_use_id=m[1], name=m[2], branch=branch, reason=reason and reason[1])
+    if line.startswith("[kill] "):
+        text = line[len("[kill] ") :]
+        label = text[len(crash_message("")) :] if text.startswith(crash_message("")) else None
+        return LogLine("kill", text=text, label=label)
+    if line.startswith("[done] "):
+        return LogLine("done", text=line[len("[done] ") :])
+    return None
+
+
+def parse_log(stdout):
+    """Las líneas del contrato de un stdout entero, en orden (las demás se saltan)."""
+    return [parsed for parsed in map(parse_line, stdout.splitlines()) if parsed]
+
+
+def reconcile_branch(stdout):
+    """La rama que tomó una reanudación: hit, rerun o is_error; «none» si leyó un punto de control sin
+    llamada colgante; None si no fue una reanudación."""
+    lines = parse_log(stdout)
+    branch = next((p.branch for p in lines if p.kind == "reconcile"), None)
+    if branch:
+        return branch
+    return NO_PENDING if any(p.kind == "resume" for p in lines) else None
+
+
+def done_text(stdout):
+    """El texto de la última línea ``[done]``, o None."""
+    done = [p.text for p in parse_log(stdout) if p.kind == "done"]
+    return done[-1] if done else None
