@@ -234,6 +234,19 @@ def parse_line(line):
     return None
 
 
+def format_line(line):
+    """La línea de texto de una ``LogLine``: lo inverso de ``parse_line``."""
+    if line.kind == "save" and line.point == "A":
+        return save_a_line(line.turn, list(line.pending))
+    if line.kind == "save":
+        return save_b_line(line.turn, line.refilled)
+    if line.kind == "resume":
+        return resume_line(line.turn, list(line.pending))
+    if line.kind == "reconcile":
+        return reconcile_line(line.tool_use_id, line.name, line.branch, line.reason or READ_ONLY_REASON)
+    return (kill_line if line.kind == "kill" else done_line)(line.text)
+
+
 def parse_log(stdout):
     """Las líneas del contrato de un stdout entero, en orden (las demás se saltan)."""
     return [parsed for parsed in map(parse_line, stdout.splitlines()) if parsed]

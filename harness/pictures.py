@@ -8,6 +8,8 @@ un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien
 from html import escape
 from typing import NamedTuple
 
+from harness.contract import CHECKPOINT_FILE
+
 # Los pasos de un turno de la lección, en orden, y el momento de caída que sigue a cada uno.
 TURN = ("save A", "herramienta", "registro", "save B")
 MOMENTS = ("①", "②", "registro escrito", "③")
@@ -134,6 +136,6 @@ def ab_window():
     """La ventana entre los dos guardados: ahí el disco tiene una llamada colgante."""
     show(
         "La ventana A/B: pendingToolUse no es null entre save A y save B",
-        [Row("turno", TURN, None, "fondo amarillo: si muere acá, checkpoint.json tiene la llamada colgante")],
+        [Row("turno", TURN, None, f"fondo amarillo: si muere acá, {CHECKPOINT_FILE} tiene la llamada colgante")],
         window=(0, 3),
     )
