@@ -1,12 +1,10 @@
 """El agente sobre DBOS, muerto de verdad (código 137) en cada punto de caída y retomado en otro proceso."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
-from harness.beyond import batch_agent, dbos_agent
+from harness.beyond import dbos_agent
 from harness.runner import run_agent_process
 from harness.tools import report_copies
 
@@ -59,21 +57,6 @@ def test_fresh_run_and_resume_of_a_finished_flow(tmp_path):
     again = run_agent_process(tmp_path, agent=AGENT, resume=True)
     assert again.returncode == 0 and "ya había terminado" in again.stdout
     assert report_copies(os.path.join(tmp_path, "report.txt")) == 1
-
-
-@pytest.mark.parametrize("agent_path", [AGENT, batch_agent.__file__], ids=["dbos", "lote"])
-@pytest.mark.parametrize(
-    "args, variant, line",
-    [
-        (["--reanudar"], None, "Argumento desconocido: --reanudar. uso: python -m harness.beyond."),
-        ([], "otra", "AGENT_VARIANT=otra no es una variante conocida: usa "),
-    ],
-)
-def test_a_bad_command_line_is_one_line_and_exit_2(tmp_path, agent_path, args, variant, line):
-    env = {**os.environ, "AGENT_WORKDIR": str(tmp_path), **({"AGENT_VARIANT": variant} if variant else {})}
-    done = subprocess.run([sys.executable, agent_path, *args], env=env, capture_output=True, text=True)
-    assert done.returncode == 2 and done.stderr.startswith(line) and len(done.stderr.splitlines()) == 1
-    assert os.listdir(tmp_path) == []  # nada se tocó
 
 
 def test_resume_without_a_flow_is_one_clear_line(tmp_path):

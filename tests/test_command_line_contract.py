@@ -1,0 +1,92 @@
+"""Una sola línea de comandos: el agente de la lección, el de lotes y el de DBOS aceptan las mismas
+banderas, eligen la variante en ``AGENT_VARIANT`` y salen con los mismos códigos (``harness.contract``):
+2 con una línea mal escrita, 137 en una caída, 130 con Ctrl-C, 1 con un problema esperado, 0 con
+``[done]``; cada problema, una sola línea en español y sin tocar el disco si no hacía falta."""
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from harness import contract
+from harness.beyond import batch_agent, dbos_agent
+from harness.runner import AgentRun, run_agent_process, start_agent_process
+from maintainer.paths import REFERENCE_AGENT
+from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI
+
+AGENTS = {
+    "leccion": (REFERENCE_AGENT, {}),
+    "lote": (batch_agent.__file__, {batch_agent.LESSON_AGENT_ENV: REFERENCE_AGENT}),
+    "dbos": (dbos_agent.__file__, {}),
+}
+
+
+@pytest.fixture(params=list(AGENTS))
+def runnable(request):
+    return AGENTS[request.param]
+
+
+def one_line(text):
+    return text.endswith("\n") and text.count("\n") == 1 and "Traceback" not in text
+
+
+@pytest.mark.parametrize(
+    "args, variant, start",
+    [
+        (["--reanudar"], None, "Argumento desconocido: --reanudar. uso: "),
+        (["--resume", "-x"], None, "Argumento desconocido: -x. uso: "),
+        ([], "otra", "AGENT_VARIANT=otra no es una variante conocida: usa "),
+    ],
+)
+def test_a_bad_command_line_is_one_line_and_exit_2(tmp_path, runnable, args, variant, start):
+    path, env = runnable
+    env = {
+        **os.environ,
+        **env,
+        "AGENT_WORKDIR": str(tmp_path),
+        **({"AGENT_VARIANT": variant} if variant else {}),
+    }
+    done = subprocess.run([sys.executable, path, *args], env=env, capture_output=True, text=True)
+    assert done.returncode == contract.EXIT_USAGE and done.stderr.startswith(start) and one_line(done.stderr)
+    assert os.listdir(tmp_path) == []  # nada se tocó
+
+
+def test_a_crash_is_137_and_its_kill_line(tmp_path, runnable):
+    path, env = runnable
+    run = run_agent_process(tmp_path, agent=path, env=env, crash_after="after-save-a:1")
+    assert run.returncode == contract.EXIT_KILLED
+    assert run.stdout.splitlines()[-1] == contract.kill_line(contract.crash_message("after-save-a:1"))
+    done = run_agent_process(tmp_path, agent=path, env=env, resume=True)
+    assert done.returncode == contract.EXIT_DONE and contract.done_text(done.stdout), done.stderr
+
+
+def test_nothing_to_resume_is_one_line_and_exit_1(tmp_path, runnable):
+    path, env = runnable
+    run = run_agent_process(tmp_path, agent=path, env=env, resume=True)
+    assert run.returncode == contract.EXIT_FAILED and one_line(run.stderr) and run.stdout == ""
+
+
+def test_ctrl_c_while_waiting_for_the_model_is_one_line_and_130(tmp_path, runnable, monkeypatch):
+    """Con el SDK real contra una API local que no contesta la segunda llamada: SIGINT cuando el agente
+    ya espera (un evento, no una demora), y después --resume termina la tarea."""
+    path, env = runnable
+    for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
+        monkeypatch.delenv(name)
+    with FakeMessagesAPI() as api:
+        live = {**env, "ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": api.base_url}
+        api.hang(after=1)
+        proc = start_agent_process(tmp_path, agent=path, env=live, live=True)
+        try:
+            assert api.waiting.wait(120), "el agente nunca llegó a esperar al modelo"
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+        run = AgentRun(proc.returncode, out, err)
+        assert run.returncode == contract.EXIT_INTERRUPTED and one_line(run.stderr), run.stderr
+        assert "Ctrl-C" in run.stderr and "Traceback" not in run.stdout
+        api.release()
+        resumed = run_agent_process(tmp_path, agent=path, env=live, resume=True, live=True, timeout=120)
+        assert resumed.returncode == contract.EXIT_DONE, resumed.stderr
