@@ -1,6 +1,6 @@
 """Mide cuánto tarda una corrida guionada de solutions/agent.py, cada una en un proceso nuevo.
 
-    python benchmarks/agent_startup.py [--runs 21]
+    python -m benchmarks.agent_startup [--runs 21]
 
 Imprime la mediana (y el mínimo y el máximo) de la corrida con caída en after-effect-write:3 y de la
 reanudación, y como referencia el arranque de un intérprete vacío en la misma máquina. La última fila
@@ -20,10 +20,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # maintainer/
-
-from maintainer.paths import REFERENCE_AGENT as AGENT  # noqa: E402
-from maintainer.paths import ROOT  # noqa: E402
+from maintainer.paths import REFERENCE_AGENT as AGENT
+from maintainer.paths import ROOT
 
 
 def wall(cmd, cwd, env):

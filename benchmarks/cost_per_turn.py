@@ -1,6 +1,6 @@
 """Tiempo y bytes escritos por turno, hasta 1.000 turnos, en los tres formatos de «Más allá».
 
-    python benchmarks/cost_per_turn.py [--turns 1000]
+    python -m benchmarks.cost_per_turn [--turns 1000]
 
 Imprime, en algunos turnos, los bytes que escribe ese turno, la mediana del tiempo de los turnos
 vecinos (±5 %) y el total escrito hasta ahí, para el formato de la lección (JSON entero por guardado),
@@ -10,12 +10,9 @@ un registro JSON lines con fsync por línea y el SQLite de DBOS (``harness.beyon
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from harness.beyond.cost_formats import FORMATS, measure  # noqa: E402
+from harness.beyond.cost_formats import FORMATS, measure
 
 NAMES = {"json": "JSON entero (lección)", "jsonl": "JSON lines + fsync", "dbos": "DBOS (SQLite)"}
 

@@ -1,6 +1,6 @@
 """Mide en el navegador cuánto tarda un clic del laboratorio de caídas en mostrar la pantalla nueva.
 
-    python benchmarks/crash_lab_clicks.py [--rounds 2]
+    python -m benchmarks.crash_lab_clicks [--rounds 2]
 
 Arranca JupyterLab (servidor en esta máquina) y Chromium de Debian (Playwright), corre un notebook con
 el laboratorio y, para cada punto de caída de la variante de dos puntos, pulsa Ejecutar y luego
@@ -10,19 +10,15 @@ mediana, el mínimo y el máximo. La meta es una mediana de 150 ms o menos.
 """
 
 import argparse
-import os
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # maintainer/
+import nbformat
 
-import nbformat  # noqa: E402
-
-from harness.crash_lab.words import crash_labels  # noqa: E402
-from maintainer.jupyter_browser import jupyter_server, launch, open_notebook, run_all  # noqa: E402
-from maintainer.paths import REFERENCE_AGENT  # noqa: E402
+from harness.crash_lab.words import crash_labels
+from maintainer.jupyter_browser import jupyter_server, launch, open_notebook, run_all
+from maintainer.paths import REFERENCE_AGENT
 
 GOAL_MS = 150
 # Dentro de la página: clic, y espera a que cambie el número de pantalla y se pinte un cuadro.

@@ -1,6 +1,6 @@
 """Barrido de fallas con strace: SIGKILL, ENOSPC, EIO y EACCES en cada llamada que toca el directorio.
 
-    python benchmarks/fault_sweep.py [--every 1] [--workers 2] [--faults SIGKILL,ENOSPC,EIO,EACCES]
+    python -m benchmarks.fault_sweep [--every 1] [--workers 2] [--faults SIGKILL,ENOSPC,EIO,EACCES]
                                      [--agent solutions/agent.py]
 
 Para cada uno de los 15 escenarios (corrida nueva; nueva sobre una terminada y sobre una caída;
@@ -20,10 +20,8 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from maintainer.faults import FAULTS, STRACE, expected_report, plan, run_trial, templates  # noqa: E402
-from maintainer.paths import REFERENCE_AGENT  # noqa: E402
+from maintainer.faults import FAULTS, STRACE, expected_report, plan, run_trial, templates
+from maintainer.paths import REFERENCE_AGENT
 
 
 def main():

@@ -1,6 +1,6 @@
 """Califica una clase grande de la Lección 6 en paralelo y mide cuánto tarda de punta a punta.
 
-    python benchmarks/grading_class.py [--students 100] [--procesos N]
+    python -m benchmarks.grading_class [--students 100] [--procesos N]
 
 Arma en una carpeta temporal ``--students`` entregas (la clase adversaria de las pruebas y, hasta
 completar, entregas correctas), las califica con ``grade_class`` (aislada, un proceso por núcleo) e
@@ -17,12 +17,9 @@ import time
 
 from nbgrader.api import Gradebook
 
-# Se corre como script desde la raíz: solutions/ no está instalado, así que se agrega el repositorio.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from solutions.grading.grade_class import grade_class, show_progress  # noqa: E402
-from solutions.grading.release import ASSIGNMENT, EXERCISES, generate  # noqa: E402
-from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit  # noqa: E402
+from solutions.grading.grade_class import grade_class, show_progress
+from solutions.grading.release import ASSIGNMENT, EXERCISES, generate
+from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
 
 TIMEOUT = 5  # el de la prueba de punta a punta: corta pronto el bucle infinito de la clase adversaria
 

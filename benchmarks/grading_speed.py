@@ -1,6 +1,6 @@
 """Mide cuánto tarda calificar una entrega de la Lección 6 y lo compara con un notebook trivial.
 
-    python benchmarks/grading_speed.py [--students 8] [--rondas 3] [--procesos N] [--clase-adversaria]
+    python -m benchmarks.grading_speed [--students 8] [--rondas 3] [--procesos N] [--clase-adversaria]
 
 En la misma corrida arma dos cursos en carpetas temporales: la Lección 6 (``--students`` entregas
 correctas; con ``--clase-adversaria``, la clase adversaria de las pruebas y, hasta completar,
@@ -34,21 +34,17 @@ import time
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-# Se corre como script desde la raíz: solutions/ no está instalado, así que se agrega el repositorio.
-REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, REPO)
-
-from grading_class import TIMEOUT, lesson_course  # noqa: E402
-
-from solutions.grading.grade_class import grade_class  # noqa: E402
-from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, nbgrader  # noqa: E402
+from benchmarks.grading_class import TIMEOUT, lesson_course
+from solutions.grading.grade_class import grade_class
+from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, importable_env, nbgrader
 
 TRIVIAL = "trivial"
-# El comando del curso en un intérprete nuevo, con los argumentos de ``grade_class`` en JSON.
+# El comando del curso en un intérprete nuevo (que importa solutions desde el repositorio: PYTHONPATH),
+# con los argumentos de ``grade_class`` en JSON.
 ONE_SUBMISSION = (
-    "import json, sys; sys.path.insert(0, sys.argv[1]); "
+    "import json, sys; "
     "from solutions.grading.grade_class import grade_class; "
-    "sys.exit(1 if grade_class(sys.argv[2], 1, **json.loads(sys.argv[3])) else 0)"
+    "sys.exit(1 if grade_class(sys.argv[1], 1, **json.loads(sys.argv[2])) else 0)"
 )
 
 
@@ -86,7 +82,9 @@ def trivial_course(course_dir, students):
 def one_submission(course_dir, how):
     """Segundos del comando del curso, en un intérprete nuevo, sobre un curso con una entrega."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", ONE_SUBMISSION, REPO, course_dir, json.dumps(how)], check=True)
+    subprocess.run(
+        [sys.executable, "-c", ONE_SUBMISSION, course_dir, json.dumps(how)], env=importable_env(), check=True
+    )
     return time.perf_counter() - start
 
 

@@ -1,6 +1,6 @@
 """Tortura con muertes reales: mata a un agente (por omisión, el de referencia) con SIGKILL y reanuda.
 
-    python benchmarks/kill_torture.py [--tasks 300] [--workers 2] [--max-seconds 900] [--seed 0]
+    python -m benchmarks.kill_torture [--tasks 300] [--workers 2] [--max-seconds 900] [--seed 0]
                                       [--agent solutions/agent.py]
 
 Cada tarea: una corrida nueva que muere en un instante al azar, y después --resume (matando también
@@ -10,14 +10,11 @@ reanudación. Sale con 1 si alguna tarea tuvo un problema (y los muestra).
 """
 
 import argparse
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from maintainer.paths import REFERENCE_AGENT  # noqa: E402
-from maintainer.torture import JITTER_MS, summary, torture  # noqa: E402
+from maintainer.paths import REFERENCE_AGENT
+from maintainer.torture import JITTER_MS, summary, torture
 
 
 def print_counter(title, counter):

@@ -1,6 +1,6 @@
 """Modelo de corte de luz (al estilo de ALICE): cada estado que POSIX permite dejar, cargado y reanudado.
 
-    python benchmarks/power_cut.py [--workers 2] [--agent solutions/agent.py]
+    python -m benchmarks.power_cut [--workers 2] [--agent solutions/agent.py]
 
 Para cada uno de los 15 escenarios graba la corrida con strace, enumera lo que un corte de luz después
 de cada operación puede dejar en disco (``maintainer/crash_states.py``: lo sincronizado con fsync es
@@ -16,11 +16,9 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from maintainer.crash_states import check_state, scenario_states  # noqa: E402
-from maintainer.faults import STRACE, expected_report, templates  # noqa: E402
-from maintainer.paths import REFERENCE_AGENT  # noqa: E402
+from maintainer.crash_states import check_state, scenario_states
+from maintainer.faults import STRACE, expected_report, templates
+from maintainer.paths import REFERENCE_AGENT
 
 
 def main():

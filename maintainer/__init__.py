@@ -1,6 +1,11 @@
 """Herramientas de quien mantiene el curso: no se instalan con ``harness`` ni las importa un notebook.
 
+Se corren como módulos desde la raíz del repositorio (``python -m maintainer prepare``).
+
+- ``prepare`` (``python -m maintainer prepare``/``check``): todo lo generado, regenerado y comprobado.
 - ``agent_source``: ``solutions/agent.py`` generado desde la lección, y de vuelta (como nbdev_update).
-- ``notebook_run``: ejecutar un notebook como «Restart & Run All» y guardar salidas deterministas.
 - ``torture``: muertes reales con SIGKILL en instantes al azar (pruebas y benchmarks).
+
+Ejecutar un notebook y guardar salidas deterministas lo hace ``solutions.grading.notebook_run``: lo
+usan también los ejercicios que reparte quien dicta el curso.
 """

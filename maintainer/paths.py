@@ -1,8 +1,8 @@
-"""Dónde está cada cosa en el repositorio (solo para quien lo mantiene: ``harness`` no lo sabe)."""
+"""Dónde está cada cosa en el repositorio, para quien mantiene el curso (``harness`` no lo sabe).
 
-import os
+Son las rutas del código de quien califica (``solutions.grading.paths``): una sola definición.
+"""
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NOTEBOOKS = os.path.join(ROOT, "notebooks")
-LESSON = os.path.join(NOTEBOOKS, "leccion_6_puntos_de_control.ipynb")
-REFERENCE_AGENT = os.path.join(ROOT, "solutions", "agent.py")
+from solutions.grading.paths import LESSON, NOTEBOOKS, REFERENCE_AGENT, ROOT
+
+__all__ = ["LESSON", "NOTEBOOKS", "REFERENCE_AGENT", "ROOT"]

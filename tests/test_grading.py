@@ -62,7 +62,7 @@ def test_released_notebook_is_what_nbgrader_generates(course, name):
     _, released = course
     committed = nbformat.read(os.path.join(NOTEBOOKS, f"{name}.ipynb"), 4)
     assert comparable(committed) == comparable(nbformat.read(released[name], 4)), (
-        "notebooks/ quedó distinto de las fuentes: corre python solutions/grading/release.py"
+        "notebooks/ quedó distinto de las fuentes: corre python -m solutions.grading.release"
     )
 
 

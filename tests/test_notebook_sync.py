@@ -17,12 +17,12 @@ import pytest
 from course_files import output_text
 from seed_text import SEED, transcript
 
-from maintainer.notebook_run import WIDGET_VIEW
 from maintainer.paths import ROOT as REPO_ROOT
+from solutions.grading.notebook_run import WIDGET_VIEW
 
 NOTEBOOKS = os.path.join(REPO_ROOT, "notebooks")
 LESSON = os.path.join(NOTEBOOKS, "leccion_6_puntos_de_control.ipynb")
-RERUN = "re-ejecuta el notebook desde cero y guárdalo: python benchmarks/notebook_run_all.py --runs 1 --write"
+RERUN = "re-ejecuta el notebook desde cero y guárdalo: python -m maintainer prepare --solo salidas"
 # Donde empieza cada entrada entre corchetes de las transcripciones, que en la lección quedaron pegadas.
 ENTRY = re.compile(r"(?=\[(?:turn \d+|kill|resume|done)\]|EXIT=)")
 
@@ -49,9 +49,8 @@ def rerun_command(path):
     """Cómo se regenera cada notebook de notebooks/ (README, «Mantener los notebooks»)."""
     name = os.path.basename(path)
     if name.startswith("ejercicio_"):
-        return "python solutions/grading/release.py"
-    flag = "" if path == LESSON else f" --notebook notebooks/{name}"
-    return f"python benchmarks/notebook_run_all.py --runs 1 --write{flag}"
+        return "python -m maintainer prepare --solo ejercicios"
+    return "python -m maintainer prepare --solo salidas"
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(NOTEBOOKS, "*.ipynb"))), ids=os.path.basename)

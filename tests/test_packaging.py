@@ -208,3 +208,134 @@ def test_the_reference_agent_runs_the_lesson_on_the_installed_package(installed,
     resume = outside(python, [REFERENCE_AGENT, "--resume"], tmp_path, AGENT_WORKDIR=str(workdir))
     assert resume.returncode == 0 and resume.stderr == "", resume.stderr
     assert "".join(resume.stdout.splitlines()) == transcript("node agent.js --resume")
+
+
+# —— Quién importa a quién, sin atajos en sys.path ——
+
+# Lo que cada carpeta no puede importar: quien mantiene el curso usa lo del instructor, que usa el arnés,
+# nunca al revés (benchmarks/ y tests/ pueden importar todo).
+FORBIDDEN_IMPORTS = {
+    "harness": {"solutions", "maintainer", "benchmarks", "tests"},
+    "solutions": {"maintainer", "benchmarks", "tests"},
+    "maintainer": {"benchmarks", "tests"},
+}
+NO_PATH_EDITS = ("harness", "solutions", "maintainer", "benchmarks")
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def python_files(folder):
+    for root, dirs, files in os.walk(os.path.join(REPO_ROOT, folder)):
+        dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith((".", "_trabajo"))]
+        yield from sorted(os.path.join(root, f) for f in files if f.endswith(".py"))
+
+
+def imported_names(path):
+    """Lo que importa ``path``: cada ``import`` (también dentro de funciones: los perezosos), cada
+    ``import_module``/``__import__`` con un nombre fijo y cada texto que es un nombre de módulo con
+    puntos (``"solutions.grading.sandbox.SandboxKernelManager"``, que traitlets importa)."""
+    import ast
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            if DOTTED.fullmatch(node.value):
+                yield node.value
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            called = getattr(node.func, "attr", getattr(node.func, "id", None))
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                yield node.args[0].value
+
+
+@pytest.mark.parametrize("folder", sorted(FORBIDDEN_IMPORTS))
+def test_no_folder_imports_what_it_must_not(folder):
+    forbidden = FORBIDDEN_IMPORTS[folder]
+    found = [
+        f"{os.path.relpath(path, REPO_ROOT)}: {name}"
+        for path in python_files(folder)
+        for name in imported_names(path)
+        if name.split(".")[0] in forbidden
+    ]
+    assert found == [], f"{folder}/ no puede importar {sorted(forbidden)}"
+
+
+def test_solutions_notebooks_do_not_import_the_maintainer_tools():
+    import glob
+
+    import nbformat
+
+    pattern = re.compile(r"^\s*(from|import)\s+(maintainer|benchmarks|tests)\b", re.MULTILINE)
+    found = []
+    for path in glob.glob(os.path.join(REPO_ROOT, "solutions", "**", "*.ipynb"), recursive=True):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and pattern.search(cell.source):
+                found.append(os.path.relpath(path, REPO_ROOT))
+    assert found == []
+
+
+def test_nothing_edits_sys_path_to_find_the_repository():
+    """Las herramientas se corren como módulos (``python -m``) desde la raíz: ninguna agrega carpetas a
+    sys.path, tampoco dentro de un texto que otro intérprete ejecuta (``python -c``)."""
+    edit = re.compile(r"sys\.path\.(insert|append|extend)\(|site\.addsitedir\(")
+    found = []
+    for path in (path for folder in NO_PATH_EDITS for path in python_files(folder)):
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        found += [
+            f"{os.path.relpath(path, REPO_ROOT)}:{n}" for n, line in enumerate(lines, 1) if edit.search(line)
+        ]
+    assert found == []
+
+
+RUN_AS_MODULES = """
+import contextlib, importlib, io, json, runpy, sys
+codes, (commands, imports) = {}, sys.argv[1:3]
+for name in commands.split(","):
+    sys.argv = [name, "--help"]
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        try:
+            runpy.run_module(name, run_name="__main__", alter_sys=True)
+            codes[name] = "sin --help"
+        except SystemExit as done:
+            codes[name] = done.code if "usage:" in out.getvalue() else f"salió sin ayuda: {done.code}"
+for name in imports.split(","):
+    importlib.import_module(name)
+    codes[name] = 0
+print(json.dumps(codes))
+"""
+
+
+def module_names(folder):
+    return sorted(
+        os.path.splitext(os.path.relpath(path, REPO_ROOT))[0].replace(os.sep, ".")
+        for path in python_files(folder)
+        if os.path.dirname(path) == os.path.join(REPO_ROOT, folder) and not path.endswith("__init__.py")
+    )
+
+
+def test_the_tools_run_as_modules_from_the_repository_root():
+    """``python -m benchmarks.<nombre> --help`` y ``python -m maintainer --help`` salen con 0 desde la
+    raíz, sin PYTHONPATH; cada módulo de maintainer/ se importa sin correr nada."""
+    import json
+
+    # Antes que nada los que otros importan: runpy avisa si ya se importó el que corre como __main__.
+    commands = ["solutions.grading.release", "solutions.grading.grade_class", "maintainer"]
+    commands += module_names("benchmarks")
+    imports = [name for name in module_names("maintainer") if name != "maintainer.__main__"]
+    assert "benchmarks.notebook_run_all" in commands and "maintainer.prepare" in imports
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AS_MODULES, ",".join(commands), ",".join(imports)],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == dict.fromkeys(commands + imports, 0)

@@ -18,9 +18,9 @@ import tempfile
 from harness.disk_state import read_disk_state
 from harness.exercise_feedback import WRITE_REPORT_CALL
 from harness.kill_at_moment import run_and_kill
-from maintainer.paths import REFERENCE_AGENT
 from solutions.grading import forkserver, sandbox, truth
 from solutions.grading.forkserver import ForkServer
+from solutions.grading.paths import REFERENCE_AGENT
 
 ANSWER_MARK = "@@respuesta@@"
 TOOL_USE_ID = "toolu_03"

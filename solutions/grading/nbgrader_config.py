@@ -3,17 +3,18 @@
 La carpeta del curso (release/, submitted/, autograded/, feedback/, gradebook.db) es aquella donde
 se corre nbgrader, fuera del repositorio. Su propio ``nbgrader_config.py`` carga este con una línea,
 ``load_subconfig("<repo>/solutions/grading/nbgrader_config.py")``, que escribe ``release.course_config``.
+
+Los pasos propios de autograde viven en ``solutions.grading``: nbgrader tiene que poder importarlo.
+``grade_class`` corre desde la raíz del repositorio (``python -m``) y ``release.nbgrader`` lanza
+nbgrader con el repositorio en PYTHONPATH; a mano, lo mismo: ``PYTHONPATH=<repo> nbgrader …``. Si no
+puede, nbgrader se detiene aquí: sin esta configuración calificaría sin aislamiento.
 """
 
 import os
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if REPO not in sys.path:  # los pasos propios de autograde viven en solutions/grading
-    sys.path.insert(0, REPO)
-
-from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
-from nbgrader.preprocessors import (  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
     ClearOutput,
@@ -25,8 +26,19 @@ from nbgrader.preprocessors import (  # noqa: E402
     SaveAutoGrades,
 )
 
-from solutions.grading import sandbox  # noqa: E402
-from solutions.grading.preprocessors import (  # noqa: E402
+try:
+    from solutions.grading import paths, sandbox
+except ModuleNotFoundError as missing:
+    if missing.name not in ("solutions", "solutions.grading"):
+        raise
+    # SystemExit, no una excepción: nbgrader anota las de un archivo de configuración y sigue sin él.
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    raise SystemExit(
+        "nbgrader no encuentra el código de calificación de la Lección 6 (el paquete solutions de "
+        f"{repo}). Córrelo con el repositorio en PYTHONPATH, por ejemplo: "
+        f"PYTHONPATH={repo} nbgrader autograde leccion_6"
+    ) from None
+from solutions.grading.preprocessors import (
     DisarmFolder,
     JudgeAnswers,
     RestoreStructure,
@@ -36,7 +48,7 @@ from solutions.grading.preprocessors import (  # noqa: E402
 c = get_config()  # noqa: F821 (lo inyecta traitlets al cargar el archivo)
 
 # Las versiones de instructor viven en el repositorio, no en la carpeta del curso.
-c.CourseDirectory.source_directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "source")
+c.CourseDirectory.source_directory = paths.SOURCE
 # Lo que los notebooks crean al ejecutarse no se reparte ni pisa entregas.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "_trabajo"]
 

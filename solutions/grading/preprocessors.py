@@ -31,9 +31,9 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
 from traitlets.utils.importstring import import_item
 
-from maintainer.paths import NOTEBOOKS
 from solutions.grading import ahead, sandbox
 from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
+from solutions.grading.paths import NOTEBOOKS
 
 # El error que queda en una celda que mató a su kernel.
 DEAD_NOTE = (

@@ -1,32 +1,33 @@
 """Genera las versiones de estudiante de los ejercicios y las deja, ejecutadas, en notebooks/.
 
-    python solutions/grading/release.py
+    python -m solutions.grading.release                 # regenera y guarda los dos ejercicios
+    python -m solutions.grading.release --sin-escribir  # dice qué cambiaría, sin guardar nada
+    python -m solutions.grading.release --check         # ¿notebooks/ es lo que generan las fuentes?
+
+Desde la raíz del repositorio:
 
 1. ``nbgrader generate_assignment leccion_6`` en una carpeta de curso temporal, con la configuración
    de esta carpeta (las fuentes son ``source/leccion_6/*.ipynb``);
-2. copia cada notebook generado a ``notebooks/``;
-3. lo ejecuta desde ``notebooks/``, como lo hace nbval, y guarda las salidas reales.
+2. ejecuta cada notebook generado desde ``notebooks/``, como lo hace nbval;
+3. lo guarda en ``notebooks/`` con sus salidas reales.
 
 Correrlo después de cada cambio en una fuente: una prueba compara lo generado con lo guardado.
+``--check`` compara solo lo que decide nbgrader (celdas y metadatos), sin ejecutar nada.
 """
 
+import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 import nbformat
 
-# Se corre como script desde la raíz: maintainer/ no está instalado, así que se agrega el repositorio.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from solutions.grading import paths
+from solutions.grading.notebook_run import execute, write
 
-from maintainer.notebook_run import execute, write  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-CONFIG = os.path.join(HERE, "nbgrader_config.py")
-REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
-NOTEBOOKS = os.path.join(REPO_ROOT, "notebooks")
+HERE = paths.GRADING
+NOTEBOOKS = paths.NOTEBOOKS
 ASSIGNMENT = "leccion_6"
 EXERCISES = ("ejercicio_nivel_1", "ejercicio_nivel_2")
 
@@ -34,7 +35,20 @@ EXERCISES = ("ejercicio_nivel_1", "ejercicio_nivel_2")
 def course_config(course_dir):
     """Deja en ``course_dir`` el ``nbgrader_config.py`` de una línea que carga el de esta carpeta."""
     with open(os.path.join(course_dir, "nbgrader_config.py"), "w", encoding="utf-8") as f:
-        f.write(f"load_subconfig({CONFIG!r})\n")
+        f.write(
+            "# La configuración de la Lección 6 está en el repositorio, y nbgrader importa su código de\n"
+            "# calificación (el paquete solutions): a mano, nbgrader se corre con el repositorio en\n"
+            f"# PYTHONPATH, por ejemplo: PYTHONPATH={paths.ROOT} nbgrader autograde {ASSIGNMENT}\n"
+            f"load_subconfig({paths.NBGRADER_CONFIG!r})\n"
+        )
+
+
+def importable_env(env=None):
+    """``env`` (por omisión, el de este proceso) con el repositorio al frente de PYTHONPATH: así un
+    proceso nuevo que corre en otra carpeta (la del curso) importa ``solutions``."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [paths.ROOT, env.get("PYTHONPATH")]))
+    return env
 
 
 def nbgrader(course_dir, *args, check=True):
@@ -42,6 +56,7 @@ def nbgrader(course_dir, *args, check=True):
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=course_dir,
+        env=importable_env(),
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -57,20 +72,70 @@ def generate(course_dir):
     return {name: os.path.join(release, f"{name}.ipynb") for name in EXERCISES}
 
 
-def execute_in_notebooks(path):
-    """Ejecuta el notebook desde notebooks/, como nbval, y guarda sus salidas reales. Las celdas sin
-    responder lanzan NotImplementedError: van marcadas raises-exception; cualquier otro error falla."""
-    write(execute(nbformat.read(path, as_version=4), NOTEBOOKS), path)
+def stored(name):
+    """La ruta del ejercicio ``name`` repartido, en notebooks/."""
+    return os.path.join(NOTEBOOKS, f"{name}.ipynb")
 
 
-def main():
+def comparable(nb):
+    """Lo que generate_assignment decide: celdas (tipo, id, fuente, metadatos) y metadatos del notebook.
+    Las salidas y los contadores los pone la ejecución, y language_info el kernel que la hizo."""
+    meta = {k: v for k, v in nb.metadata.items() if k != "language_info"}
+    return meta, [(c.cell_type, c.get("id"), c.source, c.metadata) for c in nb.cells]
+
+
+def differences():
+    """Los ejercicios de notebooks/ que no son lo que nbgrader genera hoy de sus fuentes; [] si todos."""
+    with tempfile.TemporaryDirectory() as course_dir:
+        generated = generate(course_dir)
+        return [
+            name
+            for name, path in generated.items()
+            if comparable(nbformat.read(path, 4)) != comparable(nbformat.read(stored(name), 4))
+        ]
+
+
+def regenerate(dry_run=False, progress=None):
+    """Genera, ejecuta desde notebooks/ y guarda cada ejercicio (con ``dry_run``, no guarda); devuelve
+    {nombre: si el archivo cambia}. Las celdas sin responder lanzan NotImplementedError: van marcadas
+    raises-exception; cualquier otro error falla. ``progress(nombre, cambia)`` tras cada uno."""
+    changed = {}
     with tempfile.TemporaryDirectory() as course_dir:
         for name, generated in generate(course_dir).items():
-            target = os.path.join(NOTEBOOKS, f"{name}.ipynb")
-            shutil.copyfile(generated, target)
-            execute_in_notebooks(target)
-            print(f"notebooks/{name}.ipynb")
+            notebook = execute(nbformat.read(generated, as_version=4), NOTEBOOKS)
+            changed[name] = write(notebook, stored(name), dry_run=dry_run)
+            if progress:
+                progress(name, changed[name])
+    return changed
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--sin-escribir", action="store_true", help="ejecutar y decir qué cambiaría, sin guardar"
+    )
+    mode.add_argument("--check", action="store_true", help="solo comparar notebooks/ con las fuentes")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = differences()
+        for name in stale:
+            print(
+                f"notebooks/{name}.ipynb no es lo que generan sus fuentes: "
+                "corre «python -m solutions.grading.release»",
+                file=sys.stderr,
+            )
+        if not stale:
+            print("los ejercicios de notebooks/ son lo que generan sus fuentes")
+        return 1 if stale else 0
+
+    def show(name, changed):
+        verb = ("cambiaría" if args.sin_escribir else "cambió") if changed else "sin cambios"
+        print(f"notebooks/{name}.ipynb: {verb}", flush=True)
+
+    regenerate(dry_run=args.sin_escribir, progress=show)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,9 +10,10 @@ import re
 
 import nbformat
 
-from solutions.grading.release import ASSIGNMENT, EXERCISES, HERE
+from solutions.grading import paths
+from solutions.grading.release import ASSIGNMENT, EXERCISES
 
-SOURCE = os.path.join(HERE, "source", ASSIGNMENT)
+SOURCE = os.path.join(paths.SOURCE, ASSIGNMENT)
 NIVEL_1, NIVEL_2 = EXERCISES
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.MULTILINE)
 

@@ -36,6 +36,8 @@ import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
 
+from solutions.grading import paths
+
 # Quien califica lo pone en 1 (``grade_class --sin-aislamiento``) para calificar sin aislamiento.
 UNSANDBOXED_ENV = "LECCION6_SIN_AISLAMIENTO"
 
@@ -97,14 +99,11 @@ def required():
     )
 
 
-# El repositorio: ahí están el agente de referencia y, en una instalación editable, el paquete harness.
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
 def under_tmp():
     """Lo que el /tmp propio taparía y el kernel necesita leer: el intérprete, sus paquetes y el
-    repositorio, si viven bajo /tmp (un entorno virtual en un clon temporal, por ejemplo)."""
-    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), REPO_ROOT}
+    repositorio (el agente de referencia y, en una instalación editable, el paquete harness), si viven
+    bajo /tmp (un entorno virtual en un clon temporal, por ejemplo)."""
+    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), paths.ROOT}
     needed |= {p for p in sys.path if p}
     inside = sorted(os.path.realpath(p) for p in needed if os.path.exists(p))
     inside = [p for p in inside if p == "/tmp" or p.startswith("/tmp/")]

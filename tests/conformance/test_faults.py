@@ -1,7 +1,7 @@
 """Fallas más allá de SIGKILL: errores de E/S, archivos hostiles en el directorio y mensajes claros.
 
 Un caso por cada falla que encontró el estudio (V1–V5), con procesos reales, y una muestra corta del
-barrido con strace (la cuenta completa: ``python benchmarks/fault_sweep.py``).
+barrido con strace (la cuenta completa: ``python -m benchmarks.fault_sweep``).
 """
 
 import json

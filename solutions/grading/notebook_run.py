@@ -1,7 +1,8 @@
 """Ejecutar un notebook como un «Restart & Run All» y guardar salidas que no cambian entre corridas.
 
-Para quien mantiene el curso: la lección, el laboratorio y los ejercicios repartidos se regeneran con
-esto, así que dos corridas limpias dejan el mismo archivo, byte a byte (nbval compara esas salidas).
+Los ejercicios repartidos se regeneran con esto (``solutions.grading.release``), y la lección y el
+laboratorio también (``python -m maintainer prepare``): dos corridas limpias dejan el mismo archivo,
+byte a byte (nbval compara esas salidas).
 """
 
 import os
@@ -38,10 +39,26 @@ def execute(notebook, cwd, timeout=120):
     return notebook
 
 
-def write(notebook, path):
-    """Guarda el notebook sin la vista de widget de sus salidas: apunta a un modelo con id al azar que
-    solo vivió en el kernel que lo creó; queda el texto alternativo, igual en cada corrida."""
+def text(notebook):
+    """El archivo que guarda ``write``: sin la vista de widget de las salidas, que apunta a un modelo
+    con id al azar que solo vivió en el kernel que lo creó; queda el texto alternativo, igual en cada
+    corrida."""
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
-    nbformat.write(notebook, path)
+    written = nbformat.writes(notebook)
+    return written if written.endswith("\n") else written + "\n"
+
+
+def write(notebook, path, dry_run=False):
+    """Guarda el notebook en ``path`` (con ``dry_run``, no); devuelve si el archivo cambia."""
+    new = text(notebook)
+    try:
+        with open(path, encoding="utf-8") as f:
+            changed = f.read() != new
+    except FileNotFoundError:
+        changed = True
+    if changed and not dry_run:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(new)
+    return changed
