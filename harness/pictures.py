@@ -136,6 +136,13 @@ def ab_window():
     """La ventana entre los dos guardados: ahí el disco tiene una llamada colgante."""
     show(
         "La ventana A/B: pendingToolUse no es null entre save A y save B",
-        [Row("turno", TURN, None, f"fondo amarillo: si muere acá, {CHECKPOINT_FILE} tiene la llamada colgante")],
+        [
+            Row(
+                "turno",
+                TURN,
+                None,
+                f"fondo amarillo: si muere acá, {CHECKPOINT_FILE} tiene la llamada colgante",
+            )
+        ],
         window=(0, 3),
     )

@@ -27,11 +27,11 @@ import threading
 from harness.base_loop import MAX_TURNS, ask_model, tool_uses, usage_tokens
 from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
-from harness.idempotent import receipts_path, write_report_once
 from harness.beyond.process_death import die_at
 from harness.clients import make_client
 from harness.durable import write_durable
 from harness.errors import HarnessError
+from harness.idempotent import receipts_path, write_report_once
 from harness.protocol import block_to_dict
 from harness.tools import REPORT_PATH, TOOLS, prepare_task_files, run_tool
 

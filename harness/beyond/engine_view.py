@@ -9,8 +9,8 @@ import os
 import sqlite3
 from typing import NamedTuple
 
-from harness.beyond.idempotent import receipts_path
 from harness.disk_state import DiskState, describe_report
+from harness.idempotent import receipts_path
 from harness.tools import REPORT_PATH, report_copies
 
 DATABASE = "dbos.sqlite"

@@ -18,8 +18,8 @@ import threading
 
 from dbos import DBOS
 
-from harness.idempotent import write_report_once
 from harness.durable import write_durable
+from harness.idempotent import write_report_once
 from harness.tools import REPORT_TITLE, write_report
 
 QUEUE_NAME = "tareas"

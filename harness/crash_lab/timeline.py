@@ -5,11 +5,11 @@ Para cada turno y cada uno de sus cuatro pasos (save A → herramienta → regis
 proceso lo hizo: la corrida, la reanudación, los dos (una herramienta ejecutada dos veces) o ninguno.
 """
 
-import re
 from typing import NamedTuple
 
+from harness.contract import RERUN, parse_line
 from harness.crash import KINDS
-from harness.runner import BRANCH_MARKERS
+from harness.crash_lab.words import split_label
 
 STEP_KINDS = tuple(KINDS)  # el paso i de un turno termina en la caída STEP_KINDS[i]
 SAVE_A, TOOL, EFFECT, SAVE_B = range(4)
@@ -17,11 +17,6 @@ RUN, RESUME = "corrida", "reanudación"
 # El camino feliz del modelo guionado: una herramienta por turno, tres turnos.
 TURN_TOOLS = ("read_notes", "count_words", "write_report")
 WITHOUT_SAVE_A = ("solo-b",)
-
-_SAVE = re.compile(r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?(.*)")
-KILL = re.compile(r"\[kill\] caída simulada en ([\w-]+):(\d+)")
-_RESUMED = re.compile(r"\[resume\] leído turn=(\d+)")
-_REFILLED = "rellenado"
 
 
 class Turn(NamedTuple):
@@ -56,41 +51,34 @@ def mark(done, turn, steps, who, only_if_new=False):
 
 def _read_run(stdout, done, tools):
     """Una corrida nueva: cada save del log, y la caída (la enésima de un tipo es el turno n)."""
-    for line in stdout.splitlines():
-        if m := _SAVE.match(line):
-            turn = int(m[1])
-            if m[2] == "A":
-                tools[turn] = m[3]
-                mark(done, turn, [SAVE_A], RUN)
-            else:
-                mark(done, turn, [TOOL, EFFECT, SAVE_B], RUN)
-        elif m := KILL.match(line):
-            turn, step = int(m[2]), STEP_KINDS.index(m[1])
-            mark(done, turn, range(step + 1), RUN)
-            return turn, step
+    for line in filter(None, map(parse_line, stdout.splitlines())):
+        if line.kind == "save" and line.point == "A":
+            tools[line.turn] = ",".join(line.pending)
+            mark(done, line.turn, [SAVE_A], RUN)
+        elif line.kind == "save":
+            mark(done, line.turn, [TOOL, EFFECT, SAVE_B], RUN)
+        elif line.kind == "kill" and line.label:
+            kind, turn = split_label(line.label)
+            mark(done, turn, range(STEP_KINDS.index(kind) + 1), RUN)
+            return turn, STEP_KINDS.index(kind)
     return ()
 
 
 def _read_resume(stdout, done, tools, branches):
     """Una reanudación: la rama de reconcile del turno colgante, el save B rellenado y los turnos nuevos."""
     pending_turn = None
-    for line in stdout.splitlines():
-        if m := _RESUMED.match(line):
-            pending_turn = int(m[1])
-        elif line.startswith("[resume][reconcile]") and pending_turn:
-            branch = next(b for b, marker in BRANCH_MARKERS.items() if marker in line)
-            branches[pending_turn] = branch
-            if branch == "rerun":
+    for line in filter(None, map(parse_line, stdout.splitlines())):
+        if line.kind == "resume":
+            pending_turn = line.turn
+        elif line.kind == "reconcile" and pending_turn and line.branch:
+            branches[pending_turn] = line.branch
+            if line.branch == RERUN:
                 mark(done, pending_turn, [TOOL, EFFECT], RESUME)
-        elif m := _SAVE.match(line):
-            turn = int(m[1])
-            if m[2] == "A":
-                tools[turn] = m[3]
-                mark(done, turn, [SAVE_A], RESUME)
-            elif _REFILLED in m[4]:
-                mark(done, turn, [SAVE_B], RESUME)
-            else:
-                mark(done, turn, [TOOL, EFFECT, SAVE_B], RESUME)
+        elif line.kind == "save" and line.point == "A":
+            tools[line.turn] = ",".join(line.pending)
+            mark(done, line.turn, [SAVE_A], RESUME)
+        elif line.kind == "save":
+            mark(done, line.turn, [SAVE_B] if line.refilled else [TOOL, EFFECT, SAVE_B], RESUME)
     return pending_turn is not None
 
 
