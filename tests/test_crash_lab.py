@@ -4,23 +4,21 @@ Lo esperado sale de la lógica de la lección, no de una corrida guardada: dónd
 dice qué queda en disco, y eso dice qué rama toma reconcile y cuántas veces corre write_report.
 """
 
+import ast
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
 
 import pytest
 
+from harness.beyond.lab_variants import DBOS, DBOS_IDEMPOTENT, ENGINE_BRANCH_SHORT, ENGINE_BRANCHES
 from harness.crash import KINDS
-from harness.crash_lab import PLAIN_FALLBACK, CrashLab
+from harness.crash_lab import PLAIN_FALLBACK, CrashLab, variants
+from harness.crash_lab.variants import BRANCHES
 from harness.crash_lab.view import PREVIEW_LINE
-from harness.crash_lab.words import (
-    BRANCHES,
-    ENGINE_BRANCH_SHORT,
-    ENGINE_BRANCHES,
-    ENGINE_VARIANTS,
-    crash_labels,
-)
+from harness.crash_lab.words import crash_labels
 from harness.tools import READ_ONLY
 from maintainer.paths import REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
@@ -317,7 +315,7 @@ def test_a_broken_agent_or_workdir_gives_one_line(tmp_path, monkeypatch):
 
 ENGINE_CASES = [
     pytest.param(label, variant, id=f"{variant}-{label}")
-    for variant in ENGINE_VARIANTS
+    for variant in (DBOS.name, DBOS_IDEMPOTENT.name)
     for label in crash_labels()
     if label
 ]
@@ -389,8 +387,105 @@ def test_engine_variant_uses_sqlite_even_with_a_database_url(lab, monkeypatch):
 
 
 def test_the_lab_does_not_load_the_engine():
-    code = "import sys, harness.crash_lab; print('dbos' in sys.modules)"
+    # Ni el laboratorio ni el módulo que registra las variantes del motor cargan dbos (tarda en cargar).
+    code = "import sys, harness.crash_lab, harness.beyond.lab_variants; print('dbos' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+# —— El registro de variantes: el laboratorio no sabe de «Más allá»; «Más allá» registra las suyas ——
+
+LAB_DIR = pathlib.Path(REPO_ROOT, "harness", "crash_lab")
+HARNESS_DIR = pathlib.Path(REPO_ROOT, "harness")
+# (Que el grafo de imports de harness no tenga ciclos lo prueba tests/test_contract.py.)
+
+
+def module_name(path):
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def harness_modules():
+    return {module_name(path): path for path in HARNESS_DIR.rglob("*.py")}
+
+
+def module_imports(path, modules):
+    """Los módulos que importa ``path`` (también dentro de funciones, y los relativos ya resueltos):
+    ``from paquete import x`` importa ``paquete.x`` si es uno de ``modules``, y si no, ``paquete``."""
+    module = module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + [base] * bool(base))
+            full = (f"{base}.{alias.name}" for alias in node.names)
+            imported |= {name if name in modules else base for name in full}
+    return imported
+
+
+def test_the_lab_never_names_the_beyond_package():
+    # Ni un import (tampoco uno perezoso dentro de una función, ni «from harness import beyond») ni una
+    # mención en un texto o un comentario: find_spec("harness.beyond…") también sería depender de él.
+    found, modules = [], harness_modules()
+    for path in sorted(LAB_DIR.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if "harness.beyond" in path.read_text(encoding="utf-8"):
+            found.append(f"{path.name} lo nombra")
+        if path.suffix == ".py":
+            beyond = [name for name in module_imports(path, modules) if name.startswith("harness.beyond")]
+            found += [f"{path.name} importa {name}" for name in sorted(beyond)]
+    assert found == []
+
+
+def test_the_menu_lists_the_registered_variants_in_order(lab):
+    assert variants.names()[:2] == ["dos-puntos", "solo-b"]  # las de la lección las registra el laboratorio
+    assert [name for name, _ in lab.widget.view["variants"]] == variants.names()
+    assert ("dbos", "motor durable (DBOS)") in lab.widget.view["variants"]
+
+
+@pytest.fixture
+def toy_variant(monkeypatch):
+    """El agente de referencia con otro nombre y otra etiqueta en el menú (al terminar, el registro
+    vuelve a ser el de antes)."""
+    monkeypatch.setattr(variants, "_registry", dict(variants._registry))
+    toy = variants.get("dos-puntos")._replace(name="juguete", label="de juguete", agent=REFERENCE_AGENT)
+    return variants.register(toy)
+
+
+def test_a_registered_variant_shows_in_the_menu_and_runs(tmp_path, monkeypatch, toy_variant):
+    monkeypatch.chdir(tmp_path)
+    # El agente del laboratorio no existe: la variante corre el suyo.
+    lab = CrashLab(workdir="laboratorio", agent=tmp_path / "no-existe.py")
+    assert lab.widget.view["variants"][-1] == ("juguete", "de juguete")
+    lab.click("choose", "after-tool:3", "juguete")
+    lab.click("run")
+    assert lab.last.run.returncode == 137 and lab.last.disk.report_copies == 1
+    assert lab.resume().branch == "is_error" and lab.last.disk.report_copies == 1
+    assert "Variante: de juguete ·" in lab.summary() and "agregando is_error" in lab.summary()
+    assert "«de juguete»" in lab.widget.view["story"]
+
+
+def test_an_engine_variant_without_its_module_says_what_to_import():
+    # Un proceso nuevo, que no importó el módulo que registra las variantes del motor.
+    code = (
+        "from harness.crash_lab import CrashLab\n"
+        "lab = CrashLab(workdir='laboratorio')\n"
+        "print([name for name, _ in lab.widget.view['variants']])\n"
+        "try:\n    lab.choose(label='after-tool:3', variant='dbos')\n"
+        "except ValueError as err:\n    print(err)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    menu, message = out.stdout.splitlines()
+    assert menu == "['dos-puntos', 'solo-b']"
+    assert "«dbos» no está registrada" in message and "import harness.beyond.lab_variants" in message
+    assert "mas_alla_motor_durable.ipynb" in message

@@ -8,25 +8,9 @@ GitHub; el color nunca va solo: cada estado lleva su palabra y su símbolo.
 
 import html
 
-from harness.crash_lab.timeline import (
-    EFFECT,
-    RESUME,
-    RUN,
-    SAVE_A,
-    SAVE_B,
-    STEP_KINDS,
-    TOOL,
-    TURN_TOOLS,
-    Turn,
-)
-from harness.crash_lab.words import (
-    BRANCH_SHORT,
-    ENGINE_BRANCH_SHORT,
-    describe_label,
-    exists_in,
-    is_engine,
-    split_label,
-)
+from harness.crash_lab.timeline import RESUME, RUN, SAVE_B, STEP_KINDS, TOOL, TURN_TOOLS, Turn
+from harness.crash_lab.variants import describe_label, exists_in, get
+from harness.crash_lab.words import split_label
 
 _BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 128, 46, 28, 82, 58, 8
 WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
@@ -68,7 +52,7 @@ STYLE = (
 
 
 def _box_state(turn, step, timeline):
-    if step == SAVE_A and not exists_in(f"{STEP_KINDS[SAVE_A]}:1", timeline.variant):
+    if not exists_in(f"{STEP_KINDS[step]}:1", timeline.variant):
         return "absent"
     if not timeline.ran:
         return "plan"
@@ -79,24 +63,15 @@ def _box_state(turn, step, timeline):
 
 
 def _texts(turn, step, variant):
-    """(título, detalle) de una caja; con el motor, lo que anota DBOS en vez de los dos archivos."""
-    tool = turn.tool
+    """(título, detalle) de una caja, con las palabras de la variante (el motor anota otras cosas que
+    los dos archivos de la lección)."""
     if step == TOOL:
-        return "herramienta", tool
-    if is_engine(variant):
-        if step == SAVE_A:
-            return "paso modelo", f"pending={tool}"
-        if step == EFFECT:
-            return "salida anotada", "dbos.sqlite"
-        return (
-            "fin del turno",
-            f"motor: {ENGINE_BRANCH_SHORT[turn.branch]}" if turn.branch else "sin escribir",
-        )
-    if step == SAVE_A:
-        return "save A", f"pending={tool}"
-    if step == EFFECT:
-        return "registro", "effects.json"
-    return "save B", f"reconcile: {BRANCH_SHORT[turn.branch]}" if turn.branch else "pending=null"
+        return "herramienta", turn.tool
+    words = get(variant).words
+    title, detail = words.boxes[step]
+    if step == SAVE_B and not turn.branch:
+        return title, words.idle
+    return title, detail.format(tool=turn.tool, branch=words.branch_short.get(turn.branch, ""))
 
 
 def _box(x, y, state, title, detail):

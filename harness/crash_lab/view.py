@@ -9,21 +9,9 @@ import base64
 import html
 from typing import NamedTuple
 
-from harness.crash_lab.engine_timeline import engine_branch
 from harness.crash_lab.picture import LEGEND, WIDTH, turn_svg
-from harness.crash_lab.words import (
-    ACTIONS,
-    BRANCHES,
-    ENGINE_BRANCHES,
-    ENGINE_VARIANTS,
-    VARIANTS,
-    describe_label,
-    is_engine,
-    plural,
-    times,
-)
-
-ENGINE_COMMAND = "python -m harness.beyond.dbos_agent"
+from harness.crash_lab.variants import describe_label, get
+from harness.crash_lab.words import ACTIONS, plural, times
 
 HISTORY_SHOWN = 8
 PREVIEW_LINE = (
@@ -41,7 +29,7 @@ class LabStep(NamedTuple):
     agent: str  # nombre legible del agente, sin rutas absolutas
     workdir: str  # tal como lo dio la persona (relativo)
     run: object  # harness.runner.AgentRun, o None si no se lanzó ningún proceso
-    disk: object  # harness.disk_state.DiskState, o harness.beyond.engine_view.EngineState con el motor
+    disk: object  # lo que dio el read_state de la variante (harness.disk_state.DiskState u otro con su forma)
     message: str  # qué pasó, en una frase
     number: int = 0  # el número del paso en la historia del laboratorio
 
@@ -49,7 +37,7 @@ class LabStep(NamedTuple):
     def branch(self):
         if self.action != "resume" or not self.run:
             return None
-        return engine_branch(self.run.stdout) if is_engine(self.variant) else self.run.branch
+        return get(self.variant).read_branch(self.run)
 
 
 # —— El paso en texto plano ——
@@ -60,27 +48,25 @@ def transcript(step):
     run = step.run
     if run is None:
         return ""
+    variant = get(step.variant)
     env = f"CRASH_AFTER={step.label} " if step.action == "run" and step.label else ""
-    agent_variant = ENGINE_VARIANTS.get(step.variant, step.variant)
-    env += f"AGENT_VARIANT={agent_variant} " if step.variant != "dos-puntos" else ""
-    command = ENGINE_COMMAND if is_engine(step.variant) else "python agent.py"
+    env += f"AGENT_VARIANT={variant.agent_variant} " if variant.agent_variant else ""
     flag = " --resume" if step.action == "resume" else ""
-    lines = [f"$ {env}{command}{flag}", *run.stdout.splitlines(), *run.stderr.splitlines()]
+    lines = [f"$ {env}{variant.command}{flag}", *run.stdout.splitlines(), *run.stderr.splitlines()]
     return "\n".join(lines + [f"EXIT={run.returncode}"])
 
 
 def branch_title(step):
-    return "Qué hizo el motor al reanudar" if is_engine(step.variant) else "Rama de reconcile"
+    return get(step.variant).words.branch_title
 
 
 def branch_text(step):
     """La rama de reconcile (o lo que hizo el motor) en palabras, o por qué todavía no hay una."""
-    words = ENGINE_BRANCHES if is_engine(step.variant) else BRANCHES
-    if step.branch in words:
-        return f"{step.branch} · {words[step.branch]}"
+    words = get(step.variant).words
+    if step.branch in words.branches:
+        return f"{step.branch} · {words.branches[step.branch]}"
     if step.action == "resume" and step.run and step.run.returncode != 0:
-        what = "el flujo en la base" if is_engine(step.variant) else "el punto de control"
-        return f"ninguna: la reanudación no pudo leer {what}"
+        return f"ninguna: la reanudación no pudo leer {words.unread}"
     if step.action == "resume" and step.run:
         return "ninguna: el flujo ya había terminado, no quedaba ningún paso abierto"
     return "todavía no se reanudó"
@@ -89,10 +75,8 @@ def branch_text(step):
 def copies_text(step):
     """Cuántas veces quedó el reporte en disco: con la lección, cuántas veces corrió write_report; con la
     escritura idempotente del motor, un paso repetido no agrega copias, así que se cuentan copias."""
-    copies = step.disk.report_copies
-    if is_engine(step.variant):
-        return "Copias del reporte en report.txt", plural(copies, "copia", "copias")
-    return "write_report se ejecutó de verdad", times(copies)
+    title, one, many = get(step.variant).words.copies
+    return title, plural(step.disk.report_copies, one, many)
 
 
 def twice_warning(step):
@@ -100,16 +84,7 @@ def twice_warning(step):
     copies = step.disk.report_copies
     if copies < 2:
         return ""
-    why = {
-        "solo-b": (
-            " Es la falla del debate de la lección: sin el punto A, la llamada colgante no quedó en el "
-            "punto de control y la reanudación volvió a pedir y ejecutar write_report."
-        ),
-        "dbos": (
-            " Es la ventana ② en el motor: el paso de write_report murió antes de anotar su salida, el "
-            "motor lo volvió a ejecutar (al menos una vez) y la escritura no es idempotente."
-        ),
-    }.get(step.variant, "")
+    why = get(step.variant).twice_why
     return f"⚠ report.txt tiene {copies} copias: ¡write_report se ejecutó {times(copies)}!{why}"
 
 
@@ -120,7 +95,7 @@ def summary_text(step):
     )
     lines = [
         f"Agente: {step.agent}",
-        f"Variante: {VARIANTS[step.variant]} · punto de caída: {crash}",
+        f"Variante: {get(step.variant).label} · punto de caída: {crash}",
         f"Paso: {ACTIONS[step.action]} · {step.message}",
     ]
     if step.run:
@@ -143,7 +118,7 @@ def history_line(step):
     """Una línea de la historia (su número lo pone la lista): qué se pulsó y qué pasó."""
     what = ACTIONS[step.action]
     if step.action == "run":
-        what += f" · {describe_label(step.label, step.variant)} · {VARIANTS[step.variant]}"
+        what += f" · {describe_label(step.label, step.variant)} · {get(step.variant).label}"
     return f"{what} → {step.message}"
 
 

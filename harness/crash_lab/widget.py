@@ -13,7 +13,6 @@ doble clic lanza un solo proceso; además cada pedido lleva el número de la pan
 kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
 """
 
-import importlib.util
 import os
 import pathlib
 import subprocess
@@ -21,33 +20,16 @@ import subprocess
 import anywidget
 import traitlets
 
-from harness.beyond.engine_view import DATABASE_URL_ENV, ENGINE_FILES, ID_PATH, read_engine_state
-from harness.crash_lab import engine_timeline, view
-from harness.crash_lab import timeline as story
+from harness.contract import CHECKPOINT_FILE
+from harness.crash_lab import variants, view
 from harness.crash_lab.picture import LEGEND, turn_svg
-from harness.crash_lab.words import (
-    ACTIONS,
-    ENGINE_VARIANTS,
-    NO_CRASH,
-    VARIANTS,
-    crash_labels,
-    describe_label,
-    exists_in,
-    is_engine,
-    missing_note,
-)
-from harness.disk_state import CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES, read_disk_state
+from harness.crash_lab.variants import describe_label, exists_in, missing_note
+from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
 from harness.runner import run_agent_process
-from harness.tools import NOTES_PATH, REPORT_PATH
 
 STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
-# Las variantes del motor corren el agente de DBOS de «Más allá» (sin importarlo: dbos tarda en cargar).
-ENGINE_MODULE = "harness.beyond.dbos_agent"
-ENGINE_AGENT = importlib.util.find_spec(ENGINE_MODULE).origin
-# Los archivos que deja una corrida: Reiniciar borra solo estos, nunca la carpeta entera.
-LAB_FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, NOTES_PATH, *TMP_FILES, *ENGINE_FILES)
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
@@ -64,9 +46,10 @@ OUTSIDE_CHANGE = (
 
 def agent_name(path):
     """Qué agente corre, sin rutas absolutas (la salida guardada de un notebook no las admite)."""
+    named = variants.agent_name_of(path)
+    if named:
+        return named
     real = os.path.realpath(path)
-    if real == os.path.realpath(ENGINE_AGENT):
-        return f"agente de DBOS ({ENGINE_MODULE})"
     if os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT:
         return f"agente armado en el notebook ({NOTEBOOK_AGENT})"
     return f"agente {os.path.basename(path)}"
@@ -114,14 +97,11 @@ class CrashLab:
 
     def cut_blocker(self, variant=None):
         """Por qué cortar checkpoint.json no tiene sentido con esta variante ('' si lo tiene)."""
-        if is_engine(variant or self.variant):
-            return "El motor no tiene checkpoint.json: lo que anota está en dbos.sqlite."
-        return ""
+        return variants.get(variant or self.variant).cut_blocker
 
     def choose(self, label=NO_CRASH, variant="dos-puntos"):
         """Elige el punto de caída (``"after-tool:3"``, o ``""`` sin caída) y la variante del próximo Ejecutar."""
-        if variant not in VARIANTS:
-            raise ValueError(f"Variante desconocida: {variant}. Usa una de: {', '.join(VARIANTS)}.")
+        variants.get(variant)  # un ValueError si no está registrada, que dice qué hacer
         if (label or NO_CRASH) not in crash_labels():
             raise ValueError(f"Etiqueta desconocida: {label}. Usa <tipo>:<turno> con turno 1, 2 o 3.")
         self.label, self.variant = label or NO_CRASH, variant
@@ -143,7 +123,7 @@ class CrashLab:
 
     def reset(self):
         """Borra los archivos del laboratorio: la próxima corrida empieza de cero."""
-        for name in LAB_FILES:
+        for name in variants.lab_files():  # los de todas las variantes: nunca la carpeta entera
             path = os.path.join(self._workdir_abs, name)
             if os.path.isfile(path):
                 os.remove(path)
@@ -157,7 +137,7 @@ class CrashLab:
         os.makedirs(self._workdir_abs, exist_ok=True)
         with open(os.path.join(self._workdir_abs, CHECKPOINT_FILE), "w", encoding="utf-8") as f:
             f.write(TRUNCATED_CHECKPOINT)
-        return self._finish(self._step("cut", None, f"checkpoint.json ahora dice {TRUNCATED_CHECKPOINT}"))
+        return self._finish(self._step("cut", None, f"{CHECKPOINT_FILE} ahora dice {TRUNCATED_CHECKPOINT}"))
 
     def summary(self):
         """El último paso en texto plano, siempre igual para la misma elección."""
@@ -165,7 +145,7 @@ class CrashLab:
 
     def resume_blocker(self):
         """Por qué Reanudar no tiene sentido ahora ('' si lo tiene)."""
-        state = ID_PATH if is_engine(self._run_variant) else CHECKPOINT_FILE
+        state = variants.get(self._run_variant).resume_file
         if not os.path.exists(os.path.join(self._workdir_abs, state)):
             return f"No hay {state} en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
         if self._story and self._story[-1][1].returncode == 0 and self.last.action in ("run", "resume"):
@@ -179,21 +159,20 @@ class CrashLab:
         return self._story_variant or self.variant
 
     def _agent_path(self, variant):
-        """El agente que corre con ``variant``: el de DBOS para el motor, el del laboratorio si no."""
-        return ENGINE_AGENT if is_engine(variant) else self._agent
+        """El agente que corre con ``variant``: el suyo si lo tiene, el del laboratorio si no."""
+        return variants.get(variant).agent or self._agent
 
     def _launch(self, action, resume, crash_after):
-        variant = self._run_variant
+        variant = variants.get(self._run_variant)
         try:
             os.makedirs(self._workdir_abs, exist_ok=True)
             run = run_agent_process(
                 self._workdir_abs,
                 resume=resume,
                 crash_after=crash_after,
-                variant=None if variant == "dos-puntos" else ENGINE_VARIANTS.get(variant, variant),
-                agent=ENGINE_AGENT if is_engine(variant) else self.agent,
-                # Siempre el SQLite de la carpeta, aunque el entorno nombre un Postgres: es lo que se dibuja.
-                env={DATABASE_URL_ENV: ""} if is_engine(variant) else None,
+                variant=variant.agent_variant,
+                agent=variant.agent or self.agent,
+                env=variant.env,
             )
         except (OSError, subprocess.SubprocessError) as err:
             return self._finish(self._step(action, None, f"No se pudo lanzar el agente: {err}"))
@@ -213,8 +192,9 @@ class CrashLab:
 
     def _surprise(self, action, run):
         """Un aviso si el agente no hizo lo que se le pidió (p. ej. un agente del notebook a medio armar)."""
-        if self._run_variant == "solo-b" and "[save A]" in run.stdout:
-            return " Ojo: este agente no implementa AGENT_VARIANT=solo-b (guardó el punto A)."
+        marker, warning = variants.get(self._run_variant).not_followed or (None, "")
+        if marker and marker in run.stdout:
+            return warning
         if action == "run" and self._story_label:
             return (
                 f" Ojo: la caída «{describe_label(self._story_label, self._run_variant)}» nunca ocurrió: ¿este agente llama "
@@ -224,7 +204,6 @@ class CrashLab:
 
     def _step(self, action, run, message):
         variant = self._run_variant if action in ("run", "resume") else self.variant
-        read_state = read_engine_state if is_engine(variant) else read_disk_state
         return view.LabStep(
             action,
             self._story_label if action in ("run", "resume") else self.label,
@@ -232,7 +211,7 @@ class CrashLab:
             agent_name(self._agent_path(variant)),
             self.workdir,
             run,
-            read_state(self._workdir_abs),
+            variants.get(variant).read_state(self._workdir_abs),
             message,
             len(self.history) + 1,
         )
@@ -247,7 +226,7 @@ class CrashLab:
     def _fingerprint(self):
         """Cómo está la carpeta (tamaño y hora de cada archivo del laboratorio), para notar cambios ajenos."""
         marks = []
-        for name in LAB_FILES:
+        for name in variants.lab_files():
             try:
                 st = os.stat(os.path.join(self._workdir_abs, name))
             except OSError:
@@ -264,8 +243,8 @@ class CrashLab:
     # —— El widget ——
 
     def _timeline(self):
-        build = engine_timeline.build if is_engine(self._run_variant) else story.build
-        return build(self._run_variant, self._story, self.last.disk)
+        variant = self._run_variant
+        return variants.get(variant).build_timeline(variant, self._story, self.last.disk)
 
     def _publish(self):
         """Manda a la página todo lo que dibuja, en un solo mensaje (un clic, una actualización)."""
@@ -281,7 +260,7 @@ class CrashLab:
                 "aparte · carpeta de "
                 f"trabajo <code>{view.html.escape(self.workdir)}</code>"
             ),
-            "variants": list(VARIANTS.items()),
+            "variants": [(name, variants.get(name).label) for name in variants.names()],
             "variant": self.variant,
             "options": [
                 [lab, describe_label(lab, self.variant), exists_in(lab, self.variant)]
@@ -291,7 +270,7 @@ class CrashLab:
             "picture": turn_svg(self._timeline(), self.label, self.variant),
             "legend": LEGEND,
             "story": (
-                f"El dibujo muestra la corrida con «{VARIANTS[shown]}» "
+                f"El dibujo muestra la corrida con «{variants.get(shown).label}» "
                 f"({describe_label(self._story_label, shown)}); Reanudar usa esa misma variante."
                 if shown
                 else "El dibujo muestra los turnos antes de correr: pulsa Ejecutar."

@@ -10,7 +10,9 @@ el motor con el paso que la caída dejó abierto.
 import re
 
 from harness.beyond.engine_view import BRANCH_MARKERS, RESUME_PREFIX
+from harness.contract import parse_line
 from harness.crash_lab import timeline as story
+from harness.crash_lab.words import split_label
 
 _MODEL = re.compile(r"\[turn (\d+)\]\[paso modelo\] pending=(\S+)")
 _TOOL = re.compile(r"\[turn (\d+)\]\[paso [\w-]+\] salida anotada en la base")
@@ -31,13 +33,15 @@ def _read(stdout, who, done, tools, branches):
     """Un proceso: sus pasos, la rama del paso abierto y la caída ((turno, paso), o ())."""
     current = None  # el turno en curso: termina cuando el log pasa a otro o llega a [done]
     for line in stdout.splitlines():
-        if m := story.KILL.match(line):
-            turn, step = int(m[2]), story.STEP_KINDS.index(m[1])
+        said = parse_line(line)  # [kill] y [done]: las líneas del contrato de la lección
+        if said and said.kind == "kill" and said.label:
+            kind, turn = split_label(said.label)
+            step = story.STEP_KINDS.index(kind)
             story.mark(done, turn, range(step + 1), who, only_if_new=True)
             return turn, step
         m = _MODEL.match(line) or _TOOL.match(line) or _BRANCH.match(line)
         turn = int(m[1]) if m else None
-        if current and (line.startswith("[done]") or (turn and turn != current)):
+        if current and ((said and said.kind == "done") or (turn and turn != current)):
             story.mark(done, current, [story.SAVE_B], who, only_if_new=True)
         current = turn or current
         if _MODEL.match(line):
