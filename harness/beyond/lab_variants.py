@@ -17,8 +17,6 @@ from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
 from harness.crash_lab.variants import Variant, Words, register
 from harness.tools import NOTES_PATH, REPORT_PATH
 
-# El notebook que importa este módulo (el laboratorio lo nombra si alguien elige «dbos» sin importarlo).
-NOTEBOOK = "mas_alla_motor_durable.ipynb"
 ENGINE_MODULE = "harness.beyond.dbos_agent"
 ENGINE_AGENT = importlib.util.find_spec(ENGINE_MODULE).origin
 

@@ -3,12 +3,11 @@
 Cada variante dice qué agente corre y con qué ``AGENT_VARIANT``, cómo leer su disco, cómo armar su
 historia y con qué palabras se cuenta. El laboratorio registra las dos de la lección («dos-puntos» y
 «solo-b»); otro módulo agrega las suyas llamando a ``register`` al importarse (las del motor durable
-las registra un módulo ``lab_variants`` de otro subpaquete, que importa el notebook que las usa). El
+las registra el módulo que importa el notebook de «Más allá»). El
 laboratorio no importa a nadie para conocerlas: el menú muestra las registradas, en el orden en que
 se registraron.
 """
 
-import ast
 import pathlib
 from collections.abc import Callable
 from typing import NamedTuple
@@ -20,9 +19,6 @@ from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
 from harness.crash_lab.words import NO_CRASH, split_label
 from harness.disk_state import read_disk_state
 from harness.tools import NOTES_PATH, REPORT_PATH
-
-# El nombre que lleva un módulo que registra variantes fuera del laboratorio (en otro subpaquete).
-REGISTERING_MODULE = "lab_variants"
 
 
 class Words(NamedTuple):
@@ -79,42 +75,10 @@ def get(name):
     """La variante registrada con ese nombre; si no hay, un ValueError que dice qué hacer."""
     if name in _registry:
         return _registry[name]
-    modules = _modules_naming(name)
-    if modules:
-        module, notebook = modules[0]
-        used_in = f", como hace el notebook {notebook}" if notebook else ""
-        raise ValueError(
-            f"La variante «{name}» no está registrada: la registra el módulo {module} al importarse. "
-            f"Impórtalo antes de elegirla (import {module}){used_in}."
-        )
-    raise ValueError(f"Variante desconocida: {name}. Usa una de: {', '.join(_registry)}.")
-
-
-def _modules_naming(name):
-    """[(módulo, notebook)] de los ``lab_variants.py`` del paquete que nombran la variante ``name``.
-
-    Los lee sin importarlos (importar uno registraría sus variantes, y el laboratorio no decide eso);
-    ``notebook`` es su constante ``NOTEBOOK``, el notebook que lo importa, o None."""
-    package = pathlib.Path(__file__).resolve().parent.parent
-    found = []
-    for path in sorted(package.glob(f"*/{REGISTERING_MODULE}.py")):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
-            continue
-        if any(isinstance(node, ast.Constant) and node.value == name for node in ast.walk(tree)):
-            notebook = next(
-                (
-                    node.value.value
-                    for node in tree.body
-                    if isinstance(node, ast.Assign)
-                    and [getattr(t, "id", None) for t in node.targets] == ["NOTEBOOK"]
-                    and isinstance(node.value, ast.Constant)
-                ),
-                None,
-            )
-            found.append((f"{package.name}.{path.parent.name}.{path.stem}", notebook))
-    return found
+    raise ValueError(
+        f"Variante desconocida: {name}. Usa una de: {', '.join(_registry)}. Las del motor durable (DBOS) "
+        "aparecen después de importar el módulo que las registra, como hace el notebook de «Más allá»."
+    )
 
 
 def lab_files():
