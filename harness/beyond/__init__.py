@@ -5,6 +5,8 @@ Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en
 
 - ``command_line``: el ``main`` de los dos agentes de acá, con el contrato de línea de comandos de la lección.
 - ``engine_view``: lo que el motor tiene anotado en su SQLite, y los nombres que el laboratorio lee del agente.
+- ``engine_timeline`` / ``lab_variants``: la historia de una corrida del motor, y las variantes «dbos» y
+  «dbos-idempotente» que se registran en el laboratorio de caídas al importar ``lab_variants``.
 - ``process_death``: morir de verdad (``os._exit(137)``) en un punto de caída, también dentro de un paso.
 - ``dbos_agent``: la tarea como flujo de DBOS (cada llamada al modelo y cada herramienta, un paso);
   ``python -m harness.beyond.dbos_agent [--resume]``, con el contrato de línea de comandos de la lección.
