@@ -10,6 +10,7 @@ import contextlib
 import inspect
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from harness.crash import SimulatedCrash, reset_crash_points
 from harness.disk_state import read_disk_state
 from harness.errors import HarnessError
 from harness.export import export_agent
-from harness.runner import run_agent_process
+from harness.runner import AgentRun, run_agent_process
 from harness.tools import prepare_task_files
 from harness.workdir import fresh_dir, inside
 
@@ -28,16 +29,17 @@ AT_SHOWN = r"\1«ms»"
 
 
 class Workspace:
-    """Las carpetas de la lección: ``_trabajo/leccion/<nombre>`` por demostración y el agente armado
-    en ``_trabajo/agent.py``, al lado del notebook. Se crea vacía: cada corrida empieza sin rastros."""
+    """Las carpetas de un notebook: ``_trabajo/<carpeta>/<nombre>`` por demostración y el agente de la
+    lección armado en ``_trabajo/agent.py``, al lado del notebook. Se crea vacía: cada corrida empieza
+    sin rastros. ``agent=`` en ``run``/``terminal`` corre otro agente (los de «Más allá»)."""
 
-    def __init__(self, notebook):
+    def __init__(self, notebook, folder="leccion"):
         self.notebook = Path(notebook)
         if not self.notebook.exists():
             raise HarnessError(
                 f"Abre y ejecuta este notebook desde su carpeta notebooks/ (falta {self.notebook})."
             )
-        self.root = Path(fresh_dir(Path.cwd() / "_trabajo" / "leccion"))
+        self.root = Path(fresh_dir(Path.cwd() / "_trabajo" / folder))
         self.agent = Path.cwd() / "_trabajo" / "agent.py"
 
     def export(self):
@@ -52,19 +54,61 @@ class Workspace:
             prepare_task_files()
         return workdir
 
-    def run(self, workdir, **options):
-        """El agente armado, en un proceso nuevo (``resume``, ``crash_after``, ``variant``)."""
-        return run_agent_process(workdir, agent=self.agent, **options)
+    def run(self, workdir, agent=None, **options):
+        """Un agente (el armado, si no se dice otro) en un proceso nuevo: ``resume``, ``crash_after``,
+        ``variant``, ``env``."""
+        return run_agent_process(workdir, agent=agent or self.agent, **options)
 
-    def terminal(self, workdir, resume=False, crash_after=None, variant=None):
-        """Corre el agente en un proceso nuevo y lo muestra como en la terminal."""
-        env = [f"AGENT_VARIANT={variant}"] * bool(variant) + [f"CRASH_AFTER={crash_after}"] * bool(
-            crash_after
-        )
-        print(" ".join(["$", *env, "python agent.py", *["--resume"] * resume]))
-        run = self.run(workdir, resume=resume, crash_after=crash_after, variant=variant)
+    def terminal(self, workdir, resume=False, crash_after=None, variant=None, agent=None, env=None):
+        """Corre el agente en un proceso nuevo, lo muestra como en la terminal y devuelve la corrida."""
+        shown = {"AGENT_VARIANT": variant, "CRASH_AFTER": crash_after, **(env or {})}
+        words = [f"{name}={_relative(value)}" for name, value in shown.items() if value]
+        print(" ".join(["$", *words, self.command(agent), *["--resume"] * resume]))
+        run = self.run(workdir, agent, resume=resume, crash_after=crash_after, variant=variant, env=env)
         exit_line = f"EXIT={run.returncode}\n" if run.returncode else ""  # el «echo EXIT=$?» de la terminal
         print(run.stdout + run.stderr + exit_line, end="")
+        return ShownRun(*run)
+
+    def command(self, agent=None):
+        """Cómo se corre ese agente en la terminal: ``python agent.py`` o ``python -m harness.…``."""
+        path = Path(agent or self.agent).resolve()
+        package = Path(__file__).resolve().parent
+        if package in path.parents:
+            return f"python -m {'.'.join(path.relative_to(package.parent).with_suffix('').parts)}"
+        return f"python {path.name}"
+
+    def crash_and_resume(self, label, variant=None, agent=None, env=None):
+        """Una caída y su reanudación, cada una en un proceso nuevo, en una carpeta propia:
+        (carpeta, reanudación)."""
+        # Sin fresh(): corre en varios hilos a la vez, y fresh() cambia la carpeta del proceso un momento.
+        # Las notas las crea la corrida nueva del agente.
+        workdir = self.root / f"{Path(agent or self.agent).stem}-{label.replace(':', '-')}-{variant}"
+        workdir.mkdir(parents=True)
+        self.run(workdir, agent, crash_after=label, variant=variant, env=env)
+        return workdir, self.run(workdir, agent, resume=True, variant=variant, env=env)
+
+    def every_case(self, cases, agent=None, env=None):
+        """{(caída, variante): (carpeta, reanudación)}, tres casos a la vez: cada uno tiene su carpeta,
+        y mientras un proceso espera al disco o al motor, otro usa la CPU."""
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            done = pool.map(lambda case: self.crash_and_resume(*case, agent=agent, env=env), cases)
+            return dict(zip(cases, done, strict=True))
+
+
+class ShownRun(AgentRun):
+    """Una corrida que ``terminal`` ya mostró: como última línea de una celda no se muestra de nuevo."""
+
+    def _ipython_display_(self):
+        pass
+
+
+def _relative(value):
+    """Una ruta del entorno, relativa a la carpeta del notebook (la salida guardada no lleva rutas
+    absolutas); cualquier otro valor, tal cual."""
+    path = Path(str(value))
+    if path.is_absolute() and Path.cwd() in path.parents:
+        return path.relative_to(Path.cwd()).as_posix()
+    return str(value)
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from maintainer import prepare
+from solutions.grading.release import NbgraderError
 
 
 def parser():
@@ -39,7 +40,14 @@ def parser():
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    try:
+        return run(parser().parse_args(argv))
+    except NbgraderError as err:  # una línea con la causa, no la traza de subprocess
+        print(err, file=sys.stderr)
+        return 1
+
+
+def run(args):
     if args.command == "prepare":
         steps = [step for step in prepare.STEPS if step in (args.solo or prepare.STEPS)]
         changed = prepare.prepare(steps, dry_run=args.sin_escribir)

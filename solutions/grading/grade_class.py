@@ -35,7 +35,7 @@ from traitlets.config import Config, PyFileConfigLoader
 from solutions.grading import sandbox, truth
 from solutions.grading.autograde import AheadAutograde
 from solutions.grading.judge import CHECKS
-from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, nbgrader
+from solutions.grading.release import ASSIGNMENT, EXERCISES, NbgraderError, course_config, nbgrader
 
 # Lo que cada proceso de calificación arma una vez: su configuración y su copia de la base.
 _worker = {}
@@ -216,9 +216,13 @@ def main(argv=None):
     except sandbox.SandboxMissingError as err:
         print(err, file=sys.stderr)
         return 2
-    failed = grade_class(
-        os.path.abspath(args.carpeta), max(1, args.procesos), args.tiempo, progress=show_progress
-    )
+    try:
+        failed = grade_class(
+            os.path.abspath(args.carpeta), max(1, args.procesos), args.tiempo, progress=show_progress
+        )
+    except NbgraderError as err:  # un paso de nbgrader que no es de una entrega: una línea, sin traza
+        print(err, file=sys.stderr)
+        return 1
     for student, problem in failed:
         print(f"NO SE PUDO CALIFICAR a {student}: {problem}", file=sys.stderr)
     print(f"grades.csv escrito en {args.carpeta}" + (f"; {len(failed)} sin calificar" if failed else ""))

@@ -45,23 +45,36 @@ def course_config(course_dir):
 
 def importable_env(env=None):
     """``env`` (por omisión, el de este proceso) con el repositorio al frente de PYTHONPATH: así un
-    proceso nuevo que corre en otra carpeta (la del curso) importa ``solutions``."""
+    proceso nuevo que corre en otra carpeta (la del curso) importa ``solutions``. Y con la carpeta de
+    este intérprete al frente de PATH: nbgrader llama a ``alembic`` por su nombre, y un entorno
+    virtual sin activar no lo tiene en PATH."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [paths.ROOT, env.get("PYTHONPATH")]))
+    env["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), env.get("PATH")]))
     return env
 
 
+class NbgraderError(RuntimeError):
+    """Un paso de nbgrader que falló, dicho en una línea: cuál y su último mensaje."""
+
+
 def nbgrader(course_dir, *args, check=True):
-    """``nbgrader <args>`` dentro de la carpeta del curso, como lo correría quien dicta el curso."""
-    return subprocess.run(
+    """``nbgrader <args>`` dentro de la carpeta del curso, como lo correría quien dicta el curso. Con
+    ``check``, una falla es un ``NbgraderError`` de una línea (no la traza de ``subprocess``)."""
+    done = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=course_dir,
         env=importable_env(),
         capture_output=True,
         text=True,
         encoding="utf-8",
-        check=check,
     )
+    if check and done.returncode != 0:
+        said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+        raise NbgraderError(
+            f"nbgrader {args[0]} falló (código {done.returncode}): {said[-1] if said else 'sin mensaje'}"
+        )
+    return done
 
 
 def generate(course_dir):
