@@ -115,6 +115,16 @@ def tool_use_blocks(content):
 # —— El tool_use del turno, antes del punto A ——
 
 
+def checked_turn(response, messages):
+    """(contenido, llamada colgante) del turno del modelo: el contenido como JSON simple, y su llamada,
+    ya revisada con ``checked_call``, con las claves de ``pendingToolUse`` (id, name, input); None si
+    nombra una herramienta que no existe. Una respuesta que no se puede aceptar es un error antes del
+    punto A: no toca el disco."""
+    content = [block_to_dict(b) for b in response.content]
+    call = checked_call(content, messages)
+    return content, call and {"id": call["id"], "name": call["name"], "input": call["input"]}
+
+
 def checked_call(content, messages):
     """La única llamada del turno, revisada antes del punto A: id con el formato de la API y nuevo
     en la conversación, ``input`` un objeto. Devuelve None si nombra una herramienta que no existe:

@@ -68,7 +68,7 @@ def load_files(workdir, agent=REFERENCE_AGENT):
         try:
             cp = module.load_checkpoint() if os.path.exists(module.CHECKPOINT_PATH) else None
             return cp, module.load_effects(), None
-        except module.HarnessError as err:
+        except (module.CheckpointError, module.LedgerError) as err:
             return None, None, str(err)
 
 

@@ -12,7 +12,8 @@
     python solutions/agent.py --live      # con el modelo real (SDK de anthropic)
 
 El directorio de trabajo es ``AGENT_WORKDIR`` (por omisión, el actual); todos los archivos viven ahí.
-``AGENT_VARIANT=solo-b`` corre la variante que la lección discute y descarta: sin el punto A.
+``AGENT_VARIANT=solo-b`` corre la variante que la lección discute y descarta: sin el punto A. Cada
+defensa que no es la idea de la lección llega de ``harness`` en una línea que nombra lo que cuida.
 """
 
 import json
@@ -22,23 +23,13 @@ import time
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
 from harness.clients import make_client
-from harness.crash import SimulatedCrash, crash_after, crash_point
-from harness.durable import read_bytes, remove_durably, write_durable
-from harness.errors import HarnessError, disk_failure, os_reason, print_final
-from harness.lock import workdir_lock
-from harness.protocol import block_to_dict
-from harness.replies import check_resumable, checked_call, finished, interrupted
-from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
-from harness.tools import TOOLS, prepare_task_files, rerun_reason, rerunnable, run_tool
-from harness.workdir import check_agent_files, enter_workdir
+from harness.crash import SimulatedCrash, crash_point
+from harness.tools import TOOLS, run_tool
 
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
-# Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
-PENDING_CONTENT = "pendingAssistantContent"
-# La variante «idempotente» (ver «Más allá de la lección»): write_report lleva el tool_use_id como
-# clave y reanudar la puede repetir sin duplicar el reporte. La elige el agente, al arrancar.
+# «idempotente» (ver «Más allá de la lección»): write_report con el tool_use_id como clave.
 KEYED_WRITES = os.environ.get("AGENT_VARIANT") == "idempotente"
 
 
@@ -56,6 +47,9 @@ def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-20
+from harness.durable import write_durable  # temporal + rename, con los fsync de un corte de luz
+
+
 def write_json_atomic(path, data):
     """Temporal + rename atómico, como en la lección (``write_durable`` agrega los fsync de un corte
     de luz: ver «Más allá de la lección»)."""
@@ -67,21 +61,19 @@ def save_checkpoint(cp):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-22
-class CheckpointError(HarnessError):
-    """El punto de control falta, está a medio escribir o es de otra versión."""
+from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
+from harness.guards import CheckpointError, require_checkpoint_shape, unreadable
 
 
 def load_checkpoint():
     try:
-        raw = read_bytes(CHECKPOINT_PATH)  # bytes: un carácter UTF-8 cortado también es «a medias»
+        raw = read_bytes(CHECKPOINT_PATH)
     except FileNotFoundError:
         raise CheckpointError(
             f"No se encuentra {CHECKPOINT_PATH}; no hay nada desde donde hacer --resume"
         ) from None
     except OSError as err:  # un directorio con ese nombre, sin permiso de lectura…
-        raise CheckpointError(
-            f"No se puede leer {CHECKPOINT_PATH} ({os_reason(err)}); revisa ese archivo."
-        ) from None
+        raise CheckpointError(unreadable(CHECKPOINT_PATH, err)) from None
     try:
         cp = json.loads(raw)
     except ValueError:
@@ -96,28 +88,31 @@ def load_checkpoint():
             f"{CHECKPOINT_PATH} tiene version={json.dumps(version)}; este programa solo acepta version=1 "
             "y se niega a cargarlo."
         )
-    problem = checkpoint_problem(cp)  # JSON válido con otra forma: reanudar fallaría a mitad de camino
-    if problem:
-        raise CheckpointError(
-            f"{CHECKPOINT_PATH} no tiene la forma de un punto de control: {problem}. No se puede reanudar "
-            "desde él: bórralo y empieza de nuevo sin --resume."
-        )
+    require_checkpoint_shape(cp)  # JSON válido con otra forma: reanudar fallaría a mitad de camino
     return cp
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-28a
+from harness.durable import remove_durably  # los borrados quedan en disco antes de seguir
+from harness.tools import prepare_task_files
+from harness.workdir import check_agent_files
+
+
 def fresh_scene(task):
     """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
-    # Un directorio en lugar de un archivo del agente: rechazado antes de borrar nada.
-    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)
-    # El punto de control primero, y fijado en disco: si esto muere a mitad (o se corta la luz), un --resume
-    # no encuentra una tarea vieja «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen.
+    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)  # un directorio en su lugar: rechazado antes de borrar
+    # El punto de control primero: si esto muere a mitad (o se corta la luz), un --resume no encuentra
+    # una tarea vieja «terminada» cuyo reporte ya se borró. Los .tmp nunca se leen.
     remove_durably(CHECKPOINT_PATH, EFFECTS_PATH, CHECKPOINT_PATH + ".tmp", EFFECTS_PATH + ".tmp")
     prepare_task_files()  # borra el reporte viejo (también en disco) y crea sales-notes.txt si falta
     return 0, 0, [{"role": "user", "content": task}]
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-28c
+# Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
+PENDING_CONTENT = "pendingAssistantContent"
+
+
 def keep_assistant_turn(cp, content):
     """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
     tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
@@ -128,49 +123,39 @@ def keep_assistant_turn(cp, content):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-28
+from harness.replies import checked_turn, finished
+
+
 def run_agent(client, task, tools, scene=None, point_a=True):
-    """``scene``: (turns, tokens_used, messages) desde donde seguir, la de un --resume; sin ella,
-    una corrida nueva."""
     turns, tokens_used, messages = scene or fresh_scene(task)
     response = ask_model(client, tools, messages)
     tokens_used += usage_tokens(response)
-
     while response.stop_reason == "tool_use":
         if turns >= MAX_TURNS:
             return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
         turns += 1
-
-        content = [block_to_dict(b) for b in response.content]
-        # Antes del punto A: una respuesta inválida no toca el disco. None: una herramienta que no existe,
-        # sin nada colgante que anotar (run_tool_uses la responde con is_error).
-        call = checked_call(content, messages)
+        content, pending = checked_turn(response, messages)  # una respuesta inválida no toca el disco
         # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
-        if point_a and call:  # la variante «solo el punto B» se lo salta: la llamada colgante queda invisible
-            pending = {"id": call["id"], "name": call["name"], "input": call["input"]}
+        if point_a and pending:  # «solo el punto B» se lo salta: la llamada colgante queda invisible
             cp = checkpoint(task, turns, tokens_used, messages, pending)
             save_checkpoint(keep_assistant_turn(cp, content))
-            print(f"[turn {turns}][save A] pending={call['name']}")
+            print(f"[turn {turns}][save A] pending={pending['name']}")
             crash_point("after-save-a")
-
         messages.append({"role": "assistant", "content": content})
         messages.append({"role": "user", "content": run_tool_uses(content)})
-
         # —— Punto B: el resultado está en messages (y el registro en disco): colgante limpiada ——
         save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
         print(f"[turn {turns}][save B]")
         crash_point("after-save-b")
-
         response = ask_model(client, tools, messages)
         tokens_used += usage_tokens(response)
-    text = final_text(response)  # un final vacío no es un final: es un error, nunca un [done]
-    # La tarea terminó: así un --resume lo sabe y no vuelve a llamar al modelo.
+    text = final_text(response)  # un final vacío es un error, nunca un [done]; y terminada, --resume lo sabe
     save_checkpoint(finished(checkpoint(task, turns, tokens_used, messages, None), text))
     return text
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-34
-class LedgerError(HarnessError):
-    """El registro de efectos no se puede leer: nunca se trata como vacío."""
+from harness.guards import LedgerError, require_ledger_shape
 
 
 def load_effects():
@@ -179,9 +164,7 @@ def load_effects():
     except FileNotFoundError:
         return {}  # nunca se ejecutó nada todavía
     except OSError as err:
-        raise LedgerError(
-            f"No se puede leer {EFFECTS_PATH} ({os_reason(err)}); revisa ese archivo."
-        ) from None
+        raise LedgerError(unreadable(EFFECTS_PATH, err)) from None
     try:
         effects = json.loads(raw)
     except ValueError:
@@ -193,13 +176,7 @@ def load_effects():
             "como vacío sin arriesgar efectos secundarios duplicados. Revísalo a mano, o bórralo junto con "
             f"{CHECKPOINT_PATH} y empieza de nuevo sin --resume."
         )
-    problem = ledger_problem(effects)  # un «result» que no es texto se le devolvería al modelo como tal
-    if problem:
-        raise LedgerError(
-            f"{EFFECTS_PATH} no tiene la forma de un registro de efectos: {problem}. No se puede usar ni "
-            f"tratar como vacío: revísalo a mano, o bórralo junto con {CHECKPOINT_PATH} y empieza de nuevo "
-            "sin --resume."
-        )
+    require_ledger_shape(effects)  # un «result» que no es texto se le devolvería al modelo como tal
     return effects
 
 
@@ -209,11 +186,11 @@ def save_effect(tool_use_id, entry):
     write_json_atomic(EFFECTS_PATH, effects)
 
 
+# %% leccion_6_puntos_de_control.ipynb · celda code-38
 def now_ms():
     return int(time.time() * 1000)
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-38
 def run_tool_uses(content):
     """El run_tool_uses del Curso 7, con el registro: ejecutar primero, anotar después."""
     results = []
@@ -241,6 +218,9 @@ def run_tool_uses(content):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-46
+from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
+
+
 def reconcile(cp):
     pending = cp["pendingToolUse"]
     if not pending:
@@ -253,7 +233,7 @@ def reconcile(cp):
         print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")
         return tool_result(pending["id"], hit["result"])
 
-    if rerunnable(pending["name"], KEYED_WRITES):  # solo lectura (o write_report con clave: «idempotente»)
+    if rerunnable(pending["name"], KEYED_WRITES):
         print(f"{where} fallo en el registro, {rerun_reason(pending['name'])}, volviendo a ejecutar")
         output = run_tool(pending["name"], pending["input"], key=pending["id"] if KEYED_WRITES else None)
         save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
@@ -270,6 +250,10 @@ def reconcile(cp):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-61
+from harness.guards import require_matching_ledger
+from harness.replies import check_resumable
+
+
 def assistant_turn(cp):
     """El turno del asistente de la llamada colgante, como se le mandará de nuevo a la API (la forma
     de ``pendingAssistantContent`` ya se validó al cargar el punto de control)."""
@@ -280,12 +264,8 @@ def resume_scene(task):
     """Carga el punto de control, concilia la llamada colgante y rellena el punto B si hacía falta."""
     cp = load_checkpoint()
     check_resumable(cp)  # ni una tarea ya terminada ni una conversación que la API rechazaría
-    # Antes de escribir nada, no a mitad de camino: un registro dañado o de otra llamada, un directorio
-    # donde irá un archivo o su temporal.
-    problem = pending_entry_problem(cp["pendingToolUse"], load_effects())
-    if problem:
-        raise LedgerError(f"{EFFECTS_PATH} no corresponde a {CHECKPOINT_PATH}: {problem}. Revísalo a mano.")
-    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)
+    require_matching_ledger(cp["pendingToolUse"], load_effects())  # antes de escribir nada
+    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)  # un directorio donde irá un archivo: rechazado
     turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
     pending = cp["pendingToolUse"]
     print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
@@ -301,45 +281,32 @@ def resume_scene(task):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-63
+from harness.contract import command_line_problem
+from harness.errors import print_final
+from harness.session import AgentFailure, agent_session
+
 USAGE = "uso: python agent.py [--resume] [--live]"
-OPTIONS = {"--resume", "--live"}
 VARIANTS = ("dos-puntos", "solo-b", "idempotente")
 
 
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
-    unknown = set(args) - OPTIONS
-    if unknown:
-        print(f"Argumento desconocido: {' '.join(sorted(unknown))}. {USAGE}", file=sys.stderr)
-        return 2
-    resume = "--resume" in args
     variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
-    if variant not in VARIANTS:
-        print(
-            f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(VARIANTS)}.",
-            file=sys.stderr,
-        )
+    problem = command_line_problem(args, variant, VARIANTS)  # --reanudar, una variante mal escrita
+    if problem:
+        print(f"{problem}. {USAGE}", file=sys.stderr)
         return 2
     try:
-        enter_workdir(os.environ.get("AGENT_WORKDIR"))  # un directorio que no sirve es un error claro
-        crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
-        with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
-            # --live sin clave falla acá, antes de tocar el disco: el reporte y el punto de control intactos.
-            client = make_client("--live" in args)
-            scene = resume_scene(TASK) if resume else None
+        with agent_session():  # AGENT_WORKDIR y CRASH_AFTER válidos; un solo agente por directorio
+            client = make_client("--live" in args)  # --live sin clave falla acá, sin tocar el disco
+            scene = resume_scene(TASK) if "--resume" in args else None
             result = run_agent(client, TASK, TOOLS, scene, point_a=variant != "solo-b")
     except SimulatedCrash as err:
         print(f"[kill] {err}")
         return 137
-    except KeyboardInterrupt:  # Ctrl-C: una línea que dice dónde quedó el disco, sin traza
-        print(interrupted(), file=sys.stderr)
-        return 130
-    except HarnessError as err:
+    except AgentFailure as err:  # Ctrl-C (130); un archivo dañado, el disco lleno (1): una línea
         print(err, file=sys.stderr)
-        return 1
-    except OSError as err:  # disco lleno, sin permiso…: una línea que dice qué falló y qué quedó
-        print(disk_failure(err), file=sys.stderr)
-        return 1
+        return err.code
     return print_final(f"[done] {result}")  # con la salida cerrada: una línea en stderr, sin traza
 
 

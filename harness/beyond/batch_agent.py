@@ -1,7 +1,7 @@
 """El agente de la lección con varias llamadas por turno: ``pendingToolUse`` es una lista.
 
-    LESSON_AGENT=solutions/agent.py python -m harness.beyond.batch_agent             # corrida nueva
-    LESSON_AGENT=solutions/agent.py python -m harness.beyond.batch_agent --resume    # retoma
+    LESSON_AGENT=RUTA/agent.py python -m harness.beyond.batch_agent             # corrida nueva
+    LESSON_AGENT=RUTA/agent.py python -m harness.beyond.batch_agent --resume    # retoma
     CRASH_AFTER=after-tool:3 LESSON_AGENT=… python -m harness.beyond.batch_agent     # muere a mitad de un lote
 
 Lo que cambia respecto de la lección es lo que ella misma anuncia en «Proporción»: el punto A anota
@@ -40,10 +40,11 @@ from harness.contract import (
 from harness.crash import crash_point
 from harness.durable import read_bytes, remove_durably
 from harness.errors import HarnessError
+from harness.guards import require_matching_ledger
 from harness.idempotent import receipts_path
 from harness.protocol import block_to_dict
 from harness.runner import load_agent
-from harness.shapes import batch_checkpoint_problem, pending_entry_problem
+from harness.shapes import batch_checkpoint_problem
 from harness.tools import TOOLS
 
 LESSON_AGENT_ENV = "LESSON_AGENT"
@@ -62,7 +63,7 @@ def lesson_agent(variant):
     if not os.path.isfile(path):
         raise StateError(
             f"{LESSON_AGENT_ENV}={path or '(vacía)'} no nombra un archivo: este agente reúsa las piezas del "
-            "de la lección; pon ahí la ruta de su agent.py (el exportado de la lección, o solutions/agent.py)."
+            "de la lección; pon ahí la ruta de su agent.py (el que arma la lección, o el agente de referencia)."
         )
     lesson = load_agent(path, "leccion")
     lesson.KEYED_WRITES = variant == "idempotente"  # lo elige este agente, no una variable global
@@ -115,9 +116,8 @@ def resume_scene(lesson, task):
     rellena el punto B."""
     cp = load_checkpoint()
     effects, pending = lesson.load_effects(), cp["pendingToolUse"]
-    problem = next(filter(None, (pending_entry_problem(p, effects) for p in pending)), None)
-    if problem:
-        raise StateError(f"{EFFECTS_FILE} no corresponde a {CHECKPOINT_FILE}: {problem}. Revísalo a mano.")
+    for call in pending:
+        require_matching_ledger(call, effects)
     turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
     print(resume_line(turns, [p["name"] for p in pending]))
     if pending:

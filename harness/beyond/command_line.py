@@ -3,32 +3,22 @@
 ``[--resume] [--live]``, la variante en ``AGENT_VARIANT``, el directorio en ``AGENT_WORKDIR``, la
 caída en ``CRASH_AFTER`` (137 al morir), ``[done] …`` y 0 al terminar; Ctrl-C, una línea y 130; un
 problema esperado es una línea en español en stderr (2 si la línea de comandos no vale, 1 si falló la
-corrida), nunca una traza. Los números y las banderas son los de ``harness.contract``, los mismos que
-el ``main`` de la lección (una prueba de conformidad lo fija).
+corrida), nunca una traza. Las banderas, los códigos y la sesión (``harness.session``) son los mismos
+que usa el ``main`` de la lección; una prueba los fija para los tres agentes.
 """
 
 import os
 import sys
 
-from harness.contract import (
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_KILLED,
-    EXIT_USAGE,
-    command_line_problem,
-    done_line,
-    kill_line,
-)
-from harness.crash import SimulatedCrash, crash_after
-from harness.errors import HarnessError, disk_failure, print_final
-from harness.lock import workdir_lock
-from harness.replies import interrupted
-from harness.workdir import enter_workdir
+from harness.contract import EXIT_KILLED, EXIT_USAGE, command_line_problem, done_line, kill_line
+from harness.crash import SimulatedCrash
+from harness.errors import print_final
+from harness.session import AgentFailure, agent_session
 
 
 def agent_main(argv, *, variants, usage, run):
-    """Corre ``run(resume, live, variant)`` en el directorio de trabajo, con su candado, y devuelve el
-    código de salida; la primera de ``variants`` es la de omisión."""
+    """Corre ``run(resume, live, variant)`` en la sesión del agente y devuelve el código de salida; la
+    primera de ``variants`` es la de omisión."""
     args = sys.argv[1:] if argv is None else argv
     variant = os.environ.get("AGENT_VARIANT") or variants[0]
     problem = command_line_problem(args, variant, variants)
@@ -36,20 +26,12 @@ def agent_main(argv, *, variants, usage, run):
         print(f"{problem}. {usage}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        enter_workdir(os.environ.get("AGENT_WORKDIR"))
-        crash_after()
-        with workdir_lock():
+        with agent_session():
             result = run("--resume" in args, "--live" in args, variant)
     except SimulatedCrash as err:
         print(kill_line(err))
         return EXIT_KILLED
-    except KeyboardInterrupt:
-        print(interrupted(), file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except HarnessError as err:
+    except AgentFailure as err:
         print(err, file=sys.stderr)
-        return EXIT_FAILED
-    except OSError as err:
-        print(disk_failure(err), file=sys.stderr)
-        return EXIT_FAILED
+        return err.code
     return print_final(done_line(result))  # 0, o 1 con la salida cerrada: una línea, sin traza

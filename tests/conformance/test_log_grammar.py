@@ -13,7 +13,7 @@ LABELS = [f"{kind}:{turn}" for turn in (1, 2, 3) for kind in KINDS]
 def test_the_lessons_names_are_the_contracts(agent_module):
     lesson = agent_module
     assert (lesson.CHECKPOINT_PATH, lesson.EFFECTS_PATH) == (contract.CHECKPOINT_FILE, contract.EFFECTS_FILE)
-    assert lesson.OPTIONS == set(contract.FLAGS)
+    assert lesson.USAGE.endswith(" ".join(f"[{flag}]" for flag in contract.FLAGS))
     cp = lesson.checkpoint("t", 1, 0, [], None)
     assert tuple(cp) == contract.CHECKPOINT_KEYS and cp["version"] == contract.VERSION
 
