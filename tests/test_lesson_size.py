@@ -1,0 +1,36 @@
+"""La lección muestra sus ideas al tamaño de la lección: cada celda «#| export» cabe en una pantalla y
+la primera celda de código trae pocas piezas del arnés; lo demás llega en una línea donde se usa."""
+
+import ast
+import json
+
+from course_files import LESSON_NOTEBOOK
+
+from harness.export import EXPORT_MARKER, export_cells
+
+MAX_EXPORT_LINES = 30
+MAX_FIRST_CELL_NAMES = 12
+
+
+def code_cells():
+    with open(LESSON_NOTEBOOK, encoding="utf-8") as f:
+        cells = json.load(f)["cells"]
+    return [(c["id"], "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
+
+
+def test_every_export_cell_fits_in_thirty_lines():
+    sizes = {cell_id: len(code.splitlines()) + 1 for cell_id, code in export_cells(LESSON_NOTEBOOK)}
+    assert len(sizes) >= 10
+    assert {cell_id: n for cell_id, n in sizes.items() if n > MAX_EXPORT_LINES} == {}
+
+
+def test_the_first_code_cell_imports_few_names_from_the_harness():
+    cell_id, code = code_cells()[0]
+    assert EXPORT_MARKER.fullmatch(code.partition("\n")[0]), "la primera celda de código es la del agente"
+    names = [
+        alias.name
+        for node in ast.walk(ast.parse(code.partition("\n")[2]))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness")
+        for alias in node.names
+    ]
+    assert 0 < len(names) <= MAX_FIRST_CELL_NAMES, names
