@@ -113,6 +113,10 @@ BRANCH_WORDS = {**BRANCH_MARKERS, NO_PENDING: "sin llamada colgante"}
 READ_ONLY_REASON = "herramienta de solo lectura"
 KEYED_REASON = "escritura idempotente con clave"
 
+# Lo que dice un agente a medio escribir (las celdas «tu turno» del taller): la suite de conformidad lo
+# reconoce y marca esas filas «todavía no» en vez de fallarlas.
+NOT_WRITTEN = "Todavía no escribiste"
+
 # —— Las líneas del log: escribir ——
 
 
