@@ -1,20 +1,24 @@
 """Calificar una clase entera de la Lección 6, en paralelo y aislada: el comando de quien dicta el curso.
 
-    python -m solutions.grading.grade_class CARPETA_DEL_CURSO [--procesos N] [--tiempo S] [--sin-aislamiento]
+    python -m solutions.grading.grade_class CARPETA_DEL_CURSO [--todo] [--procesos N] [--tiempo S] [--sin-aislamiento]
 
 La carpeta del curso tiene ``submitted/<estudiante>/leccion_6/*.ipynb``. El comando deja su
-``nbgrader_config.py`` (una línea que carga el del repositorio), registra la tarea si hace falta
-(``generate_assignment``) y reparte las entregas entre procesos (uno por núcleo). Cada proceso carga
+``nbgrader_config.py`` (carga el del repositorio sin guardar rutas; uno viejo se reemplaza y se dice),
+registra la tarea si hace falta (``generate_assignment``) y reparte las entregas entre procesos (uno
+por núcleo). Por omisión solo califica las entregas nuevas o cambiadas desde la última vez (su huella
+queda en ``calificadas.json``); ``--todo`` las vuelve a calificar todas. Cada proceso carga
 nbgrader una sola vez y corre el ``autograde`` de cada entrega que le toca (``AheadAutograde``: el de
 nbgrader, con la misma configuración, que arranca los kernels y las comprobaciones de la entrega
 desde el principio) contra su propia copia de ``gradebook.db``. Las notas de cada entrega pasan a la
 base del curso apenas termina (una línea de avance por entrega en stderr), así que la base queda
-consistente; al final se escribe ``grades.csv`` como lo haría ``nbgrader export``. Un estudiante que
+consistente; al final se escriben ``grades.csv`` (como lo haría ``nbgrader export``, más la columna
+``manual_pendiente``) y el informe de la clase (``informe.html``, ``informe.svg``: ``report``). Un estudiante que
 no se pudo calificar se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
 """
 
 import argparse
 import contextlib
+import hashlib
 import json
 import multiprocessing
 import os
@@ -27,23 +31,68 @@ import warnings
 
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.plugins import CsvExportPlugin
 from nbgrader.utils import capture_log
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config, PyFileConfigLoader
 
-from solutions.grading import sandbox, truth
+from solutions.grading import report, sandbox, truth
 from solutions.grading.autograde import AheadAutograde
 from solutions.grading.judge import CHECKS
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NbgraderError, course_config, nbgrader
 
 # Lo que cada proceso de calificación arma una vez: su configuración y su copia de la base.
 _worker = {}
+# {estudiante: huella de su entrega} de las entregas ya calificadas, en la carpeta del curso.
+GRADED_FILE = "calificadas.json"
 
 
 def students(course_dir, assignment=ASSIGNMENT):
     root = os.path.join(course_dir, "submitted")
     return sorted(s for s in os.listdir(root) if os.path.isdir(os.path.join(root, s, assignment)))
+
+
+def fingerprint(course_dir, student, assignment=ASSIGNMENT):
+    """Un resumen de los archivos de la entrega de ``student``: si algo cambia, cambia."""
+    found = hashlib.sha256()
+    folder = os.path.join(course_dir, "submitted", student, assignment)
+    for where, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(where, name)
+            found.update(os.path.relpath(path, folder).encode() + b"\0")
+            with open(path, "rb") as f:
+                found.update(f.read())
+    return found.hexdigest()
+
+
+def graded_before(course_dir):
+    """{estudiante: huella} de lo ya calificado ({} si no hay registro o no se puede leer)."""
+    try:
+        with open(os.path.join(course_dir, GRADED_FILE), encoding="utf-8") as f:
+            known = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return known if isinstance(known, dict) else {}
+
+
+def record_graded(course_dir, known):
+    path = os.path.join(course_dir, GRADED_FILE)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(known, f, indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+
+
+def to_grade(course_dir, assignment, everyone):
+    """[(estudiante, huella)] de las entregas que hay que calificar: todas con ``everyone``; si no,
+    las nuevas, las cambiadas y las que no tienen su notebook calificado."""
+    known = graded_before(course_dir)
+    chosen = []
+    for student in students(course_dir, assignment):
+        now = fingerprint(course_dir, student, assignment)
+        done = os.path.isdir(os.path.join(course_dir, "autograded", student, assignment))
+        if everyone or known.get(student) != now or not done:
+            chosen.append((student, now))
+    return chosen
 
 
 def _start_worker(*args):
@@ -108,8 +157,10 @@ def reason(log):
     return (raised or errors or [None])[-1]
 
 
-def merge(course_dir, assignment, student, db):
-    """Pasa las notas automáticas de ``student`` de la base de un proceso a la base del curso."""
+def merge(course_dir, assignment, student, db, keep_manual=False):
+    """Pasa las notas automáticas de ``student`` de la base de un proceso a la base del curso. Con
+    ``keep_manual`` (la entrega no cambió) las notas a mano ya puestas siguen valiendo; si no, la
+    respuesta escrita es otra y su nota vuelve a quedar pendiente."""
     with Gradebook(f"sqlite:///{db}") as src, Gradebook(f"sqlite:///{course_dir}/gradebook.db") as dst:
         submission = src.find_submission(assignment, student)
         dst.update_or_create_student(student)
@@ -118,6 +169,11 @@ def merge(course_dir, assignment, student, db):
             for grade in notebook.grades:
                 target = dst.find_grade(grade.name, notebook.name, assignment, student)
                 target.auto_score, target.needs_manual_grade = grade.auto_score, grade.needs_manual_grade
+                if target.manual_score is not None and not keep_manual:
+                    target.manual_score = None
+                    target.needs_manual_grade = target.auto_score is None
+                elif target.manual_score is not None:
+                    target.needs_manual_grade = False
             for comment in notebook.comments:
                 dst.find_comment(
                     comment.name, notebook.name, assignment, student
@@ -133,16 +189,43 @@ def grade_class(
     notebooks=EXERCISES,
     overrides=None,
     progress=None,
+    everyone=True,
+    say=None,
 ):
-    """Califica cada entrega de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
-    ``progress(hechas, total, estudiante, problema, segundos)`` se llama al terminar cada entrega."""
+    """Califica las entregas de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
+    Con ``everyone`` todas; si no, solo las nuevas o cambiadas. ``progress(hechas, total, estudiante,
+    problema, segundos)`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
+    say = say or (lambda text: None)
     # nbgrader crea cada entrega de una forma que SQLAlchemy desaprueba; el aviso no le dice nada a
     # quien califica (y lo heredan los procesos de calificación).
     warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader.api")
-    course_config(course_dir)
+    if course_config(course_dir):
+        say(
+            "nbgrader_config.py de la carpeta del curso reemplazado por uno sin rutas de esta máquina "
+            "(el anterior no servía si el repositorio o la carpeta se movían)"
+        )
     if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
         nbgrader(course_dir, "generate_assignment", assignment, "--force")
     sandbox.required()
+    failed = []
+    known = graded_before(course_dir)
+    chosen = dict(to_grade(course_dir, assignment, everyone))
+    skipped = len(students(course_dir, assignment)) - len(chosen)
+    if skipped:
+        say(
+            f"{skipped} entregas sin cambios desde la última calificación (--todo para calificarlas otra vez)"
+        )
+    if chosen:
+        failed = _grade(
+            course_dir, processes, timeout, assignment, notebooks, overrides, progress, chosen, known
+        )
+    export_grades(course_dir)
+    return failed
+
+
+def _grade(course_dir, processes, timeout, assignment, notebooks, overrides, progress, chosen, known):
+    """Califica las entregas de ``chosen`` ({estudiante: huella}) y anota en ``known`` cada una que
+    pasó a la base del curso; [(estudiante, problema)]."""
     failed = []
     # Las bases de cada proceso son copias de trabajo: en memoria (/dev/shm), sus commits no esperan
     # al disco. Si algo falla se descartan; la del curso recibe las notas de a una entrega.
@@ -154,15 +237,19 @@ def grade_class(
         context = multiprocessing.get_context("fork")
         init = (course_dir, scratch, timeout, overrides or {})
         with context.Pool(processes, initializer=_start_worker, initargs=init, maxtasksperchild=None) as pool:
-            jobs = [(assignment, s, notebooks) for s in students(course_dir, assignment)]
+            jobs = [(assignment, s, notebooks) for s in chosen]
             for done, (student, db, problem, seconds) in enumerate(pool.imap_unordered(_autograde, jobs), 1):
                 if problem:
                     failed.append((student, problem))
+                    known.pop(student, None)
                 else:
-                    merge(course_dir, assignment, student, db)
+                    merge(
+                        course_dir, assignment, student, db, keep_manual=known.get(student) == chosen[student]
+                    )
+                    known[student] = chosen[student]
+                record_graded(course_dir, known)
                 if progress:
                     progress(done, len(jobs), student, problem, seconds)
-    export_grades(course_dir)
     return failed
 
 
@@ -185,14 +272,9 @@ def _truth_for_workers(scratch, notebooks):
 
 
 def export_grades(course_dir):
-    """Lo que hace ``nbgrader export`` con la configuración del curso (``grades.csv``), en este
-    proceso: otro intérprete que vuelva a cargar nbgrader tarda más que exportar."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
-    coursedir = CourseDirectory(config=config, root=course_dir)
-    plugin = CsvExportPlugin(config=config)
-    plugin.to = plugin.to or os.path.join(course_dir, "grades.csv")
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gradebook:
-        plugin.export(gradebook)
+    """``grades.csv`` (lo de ``nbgrader export`` y ``manual_pendiente``) y el informe de la clase, en
+    este proceso: otro intérprete que vuelva a cargar nbgrader tarda más que exportar."""
+    report.refresh(course_dir)
 
 
 def show_progress(done, total, student, problem, seconds):
@@ -208,7 +290,19 @@ def main(argv=None):
         "--sin-aislamiento", action="store_true", help="calificar sin bubblewrap (solo si confías en todas)"
     )
     parser.add_argument("--tiempo", type=int, default=30, help="segundos por celda antes de cortarla")
+    parser.add_argument(
+        "--todo",
+        action="store_true",
+        help="calificar otra vez todas las entregas, no solo las nuevas o cambiadas",
+    )
     args = parser.parse_args(argv)
+    if not os.path.isdir(os.path.join(args.carpeta, "submitted")):
+        print(
+            f"{args.carpeta} no tiene entregas: cada una va en "
+            f"{os.path.join(args.carpeta, 'submitted', '<estudiante>', ASSIGNMENT)}/ (ver docs/instructores.md)",
+            file=sys.stderr,
+        )
+        return 1
     if args.sin_aislamiento:
         os.environ[sandbox.UNSANDBOXED_ENV] = "1"
     try:
@@ -218,14 +312,22 @@ def main(argv=None):
         return 2
     try:
         failed = grade_class(
-            os.path.abspath(args.carpeta), max(1, args.procesos), args.tiempo, progress=show_progress
+            os.path.abspath(args.carpeta),
+            max(1, args.procesos),
+            args.tiempo,
+            progress=show_progress,
+            everyone=args.todo,
+            say=lambda text: print(text, file=sys.stderr, flush=True),
         )
     except NbgraderError as err:  # un paso de nbgrader que no es de una entrega: una línea, sin traza
         print(err, file=sys.stderr)
         return 1
     for student, problem in failed:
         print(f"NO SE PUDO CALIFICAR a {student}: {problem}", file=sys.stderr)
-    print(f"grades.csv escrito en {args.carpeta}" + (f"; {len(failed)} sin calificar" if failed else ""))
+    print(
+        f"grades.csv, informe.html e informe.svg escritos en {args.carpeta}"
+        + (f"; {len(failed)} sin calificar" if failed else "")
+    )
     return 1 if failed else 0
 
 

@@ -24,6 +24,9 @@ from solutions.grading.paths import REFERENCE_AGENT
 
 ANSWER_MARK = "@@respuesta@@"
 TOOL_USE_ID = "toolu_03"
+# El comienzo del veredicto de una predicción con el formato correcto y algún dato equivocado; lo que
+# sigue son esos datos, separados por comas (el informe de la clase los cuenta uno por uno).
+MISMATCH = "no coincide con lo medido en: "
 
 
 class AnswerError(Exception):
@@ -59,7 +62,7 @@ def check_prediction(item, answer):
         raise AnswerError(f"tiene que ser un diccionario con las claves {', '.join(expected)}")
     wrong = [key for key in expected if not same(answer[key], expected[key])]
     if wrong:
-        raise AnswerError(f"no coincide con lo medido en: {', '.join(wrong)}")
+        raise AnswerError(MISMATCH + ", ".join(wrong))
 
 
 # —— Nivel 2 ——
@@ -209,3 +212,44 @@ CHECKS = {
         "prueba_script": ("source:script", check_script),
     },
 }
+
+
+# —— Lo que cada veredicto dice, para el informe de la clase ——
+
+# Los mecanismos del Nivel 2 que el informe cuenta: {nombre: lo que prueba}.
+MECHANISMS = {
+    "orden": "la función corregida ejecuta la herramienta antes de anotarla (SIGKILL al volver la herramienta, herramienta que falla)",
+    "caida_superada": "con SIGKILL real al escribir el registro, lo anotado es algo ya hecho",
+    "prueba_script": "el script reproduce los dos órdenes muriendo en su propio crash_point, con el código real",
+}
+# Lo que cada veredicto de la función corregida dice de sus dos mecanismos: el que falló; si falló
+# antes de probar alguno (sin caída, sin llamar a la herramienta, un bucle), ninguno quedó probado.
+_FUNCTION_UNPROVEN = (
+    ("con SIGKILL justo cuando la herramienta vuelve", {"orden"}),
+    ("con SIGKILL al escribir el registro", {"caida_superada"}),
+    ("la herramienta falló y aun así", {"orden"}),
+    ("con dos tool_use", set()),
+)
+
+
+def unproven_mechanisms(test_id, problem):
+    """Los mecanismos del Nivel 2 que el veredicto ``problem`` de ``test_id`` no deja probados."""
+    if problem is None:
+        return set()
+    if test_id == "prueba_script":
+        return {"prueba_script"}
+    for start, mechanisms in _FUNCTION_UNPROVEN:
+        if problem.startswith(start):
+            return set(mechanisms)
+    return {"orden", "caida_superada"}
+
+
+def wrong_fields(fields, problem):
+    """Los datos de ``fields`` que el veredicto ``problem`` de una predicción del Nivel 1 da por mal:
+    los que nombra, o todos si la respuesta no llegó o no tenía el formato."""
+    if problem is None:
+        return []
+    if problem.startswith(MISMATCH):
+        named = problem[len(MISMATCH) :].split(", ")
+        return [field for field in fields if field in named]
+    return list(fields)

@@ -1,8 +1,8 @@
 """Configuración de nbgrader para los ejercicios de la Lección 6 (ver docs/instructores.md).
 
 La carpeta del curso (release/, submitted/, autograded/, feedback/, gradebook.db) es aquella donde
-se corre nbgrader, fuera del repositorio. Su propio ``nbgrader_config.py`` carga este con una línea,
-``load_subconfig("<repo>/solutions/grading/nbgrader_config.py")``, que escribe ``release.course_config``.
+se corre nbgrader, fuera del repositorio. Su propio ``nbgrader_config.py`` carga este sin guardar rutas
+(lo busca por el paquete ``solutions``: ``load_subconfig(NBGRADER_CONFIG)``), y lo escribe ``release.course_config``.
 
 Los pasos propios de autograde viven en ``solutions.grading``: nbgrader tiene que poder importarlo.
 ``grade_class`` corre desde la raíz del repositorio (``python -m``) y ``release.nbgrader`` lanza

@@ -32,15 +32,41 @@ ASSIGNMENT = "leccion_6"
 EXERCISES = ("ejercicio_nivel_1", "ejercicio_nivel_2")
 
 
+# El ``nbgrader_config.py`` de una carpeta de curso: sin rutas de esta máquina, así la carpeta sigue
+# sirviendo si el repositorio (o ella misma) se mueve. Encuentra la configuración del repositorio por
+# el paquete ``solutions``, que nbgrader ya necesita importar (``importable_env``).
+COURSE_CONFIG = f"""\
+# La configuración de la Lección 6 está en el repositorio, y nbgrader importa su código de
+# calificación (el paquete solutions): a mano, nbgrader se corre con la raíz del repositorio en
+# PYTHONPATH, por ejemplo: PYTHONPATH=~/curso-puntos-de-control nbgrader autograde {ASSIGNMENT}
+# (este archivo no guarda ninguna ruta: la carpeta del curso y el repositorio se pueden mover).
+try:
+    from solutions.grading.paths import NBGRADER_CONFIG
+except ModuleNotFoundError:
+    raise SystemExit(
+        "nbgrader no encuentra el código de calificación de la Lección 6 (el paquete solutions): "
+        "córrelo con la raíz del repositorio en PYTHONPATH, por ejemplo: "
+        "PYTHONPATH=~/curso-puntos-de-control nbgrader autograde {ASSIGNMENT}"
+    ) from None
+load_subconfig(NBGRADER_CONFIG)  # noqa: F821 (lo inyecta traitlets al cargar el archivo)
+"""
+
+
 def course_config(course_dir):
-    """Deja en ``course_dir`` el ``nbgrader_config.py`` de una línea que carga el de esta carpeta."""
-    with open(os.path.join(course_dir, "nbgrader_config.py"), "w", encoding="utf-8") as f:
-        f.write(
-            "# La configuración de la Lección 6 está en el repositorio, y nbgrader importa su código de\n"
-            "# calificación (el paquete solutions): a mano, nbgrader se corre con el repositorio en\n"
-            f"# PYTHONPATH, por ejemplo: PYTHONPATH={paths.ROOT} nbgrader autograde {ASSIGNMENT}\n"
-            f"load_subconfig({paths.NBGRADER_CONFIG!r})\n"
-        )
+    """Deja en ``course_dir`` el ``nbgrader_config.py`` que carga el de esta carpeta, sin rutas.
+    Devuelve True si había otro distinto (por ejemplo, uno viejo con la ruta de un repositorio que
+    ya no está ahí) y se reemplazó; False si ya estaba así o no había ninguno."""
+    path = os.path.join(course_dir, "nbgrader_config.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            before = f.read()
+    except FileNotFoundError:
+        before = None
+    if before == COURSE_CONFIG:
+        return False
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(COURSE_CONFIG)
+    return before is not None
 
 
 def importable_env(env=None):

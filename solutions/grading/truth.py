@@ -24,6 +24,16 @@ MOMENTS = {
 }
 # ① y ② de la lección: el turno 3, el de write_report.
 LESSON_1_AND_2 = ("after-save-a:3", "after-tool:3")
+# Lo que se predice de cada momento, y los archivos de «① y ②, archivo por archivo».
+OBSERVED_FIELDS = (
+    "pending_tool_use",
+    "tool_result_in_messages",
+    "ledger_has_entry",
+    "reconcile_branch",
+    "report_exists_after_crash",
+    "report_copies_after_resume",
+)
+COMPARED_FILES = ("checkpoint.json", "effects.json", "report.txt")
 # Una clase en paralelo mide una vez: grade_class guarda la medición en este archivo para cada proceso.
 TRUTH_FILE_ENV = "LECCION6_VERDAD"
 

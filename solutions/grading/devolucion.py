@@ -1,0 +1,170 @@
+"""La devolución de cada estudiante, en español y sin las pruebas ocultas.
+
+    python -m solutions.grading.devolucion CARPETA_DEL_CURSO [--estudiante NOMBRE]
+
+Escribe ``feedback/<estudiante>/leccion_6/<notebook>.html`` (donde la deja ``nbgrader
+generate_feedback``, así que ``nbgrader release_feedback`` la reparte igual) para cada entrega
+calificada: el enunciado, cada respuesta de la persona, sus puntos, el veredicto de cada comprobación
+con su razón (qué datos o qué corrida fallaron) y el comentario de quien calificó a mano. No muestra el
+código de las celdas de prueba (ni lo oculto ni la marca con que sale la respuesta del kernel) ni las
+etiquetas en inglés de nbgrader.
+"""
+
+import argparse
+import html
+import os
+import sys
+import warnings
+
+import nbformat
+from nbconvert.filters.markdown import markdown2html
+from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy.exc import SAWarning
+
+from solutions.grading import report
+from solutions.grading.judge import CHECKS
+from solutions.grading.release import ASSIGNMENT, EXERCISES
+
+TITLES = {"ejercicio_nivel_1": "Ejercicio de Nivel 1", "ejercicio_nivel_2": "Ejercicio de Nivel 2"}
+STYLE = (
+    "body{font-family:sans-serif;max-width:52em;margin:2em auto;line-height:1.45}"
+    "pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}"
+    ".respuesta{border-left:4px solid #1f77b4;padding-left:.8em;margin:1em 0}"
+    ".bien{color:#1a7f37}.mal{color:#b42318}.comentario{background:#fff8e1;padding:.5em .8em}"
+    ".puntos{font-weight:bold}"
+)
+
+
+def _points(grade):
+    if grade is None:
+        return ""
+    if grade.needs_manual_grade and grade.manual_score is None:
+        return f'<p class="puntos">Puntos: pendiente de calificar (vale {grade.max_score:g})</p>'
+    return f'<p class="puntos">Puntos: {grade.score:g} de {grade.max_score:g}</p>'
+
+
+def _comment(comment):
+    if comment is None:
+        return ""
+    parts = []
+    if comment.auto_comment == "No response.":
+        parts.append("<p>Sin respuesta: la celda quedó como se repartió.</p>")
+    if comment.manual_comment:
+        parts.append(
+            '<div class="comentario"><strong>Comentario de quien calificó:</strong> '
+            f"{markdown2html(comment.manual_comment)}</div>"
+        )
+    return "".join(parts)
+
+
+def _error_line(cell):
+    """Lo que falló al ejecutar una respuesta, en una línea (sin la traza)."""
+    errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+    if not errors:
+        return ""
+    first = (errors[-1].get("evalue") or "").strip().splitlines()[:1]
+    said = f"{errors[-1].get('ename', 'Error')}: {first[0]}" if first else errors[-1].get("ename", "Error")
+    return f'<p class="mal">Al ejecutarse, tu respuesta falló: {html.escape(said)}</p>'
+
+
+def _verdict(cell):
+    """El veredicto de una celda de prueba: la salida que dejó ``JudgeAnswers``."""
+    errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+    if not errors:
+        return '<p class="bien">✓ Comprobación superada (se comprobó fuera de tu kernel).</p>'
+    return f'<p class="mal">✗ No pasa: {html.escape(errors[-1].get("evalue") or "error")}</p>'
+
+
+def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMENT):
+    """El HTML de la devolución de ``notebook`` de ``student``."""
+    path = os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    submitted = gradebook.find_submission_notebook(notebook, assignment, student)
+    grades = {g.name: g for g in submitted.grades}
+    comments = {c.name: c for c in submitted.comments}
+    tests = CHECKS.get(notebook, {})
+    title = f"{TITLES.get(notebook, notebook)} · {student}"
+    body = [
+        "<!DOCTYPE html>",
+        f'<html lang="es"><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="puntos">Total: {submitted.score:g} de {submitted.max_score:g} puntos</p>',
+    ]
+    if submitted.needs_manual_grade:
+        body.append("<p>Alguna respuesta escrita todavía no tiene nota: esta devolución no es la final.</p>")
+    for cell in nb.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        grade_id = grading.get("grade_id")
+        if grade_id in tests:
+            body += ["<h3>Comprobación</h3>", _verdict(cell), _points(grades.get(grade_id))]
+        elif grading.get("solution"):
+            body.append('<div class="respuesta"><h3>Tu respuesta</h3>')
+            if cell.cell_type == "markdown":
+                body.append(markdown2html(cell.source))
+            else:
+                body.append(f"<pre>{html.escape(cell.source)}</pre>")
+                body.append(_error_line(cell))
+            body += [_points(grades.get(grade_id)), _comment(comments.get(grade_id)), "</div>"]
+        elif cell.cell_type == "markdown":
+            body.append(markdown2html(cell.source))
+        # El código de preparación y el de las pruebas no se muestran: no es de la persona.
+    body.append("</body></html>")
+    return "\n".join(part for part in body if part) + "\n"
+
+
+def write_feedback(course_dir, students=None, assignment=ASSIGNMENT, progress=None):
+    """Escribe la devolución de cada estudiante calificado (o de ``students``); devuelve las rutas."""
+    written = []
+    with Gradebook(report.db_url(course_dir)) as gradebook:
+        everyone = sorted(s.id for s in gradebook.students)
+        for student in students or everyone:
+            try:
+                gradebook.find_submission(assignment, student)
+            except MissingEntry:
+                raise LookupError(
+                    f"no hay una entrega calificada de «{student}»; calificados: {', '.join(everyone) or 'ninguno'}"
+                ) from None
+            folder = os.path.join(course_dir, "feedback", student, assignment)
+            os.makedirs(folder, exist_ok=True)
+            for notebook in EXERCISES:
+                if not os.path.exists(
+                    os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
+                ):
+                    continue
+                page = os.path.join(folder, f"{notebook}.html")
+                with open(page, "w", encoding="utf-8") as f:
+                    f.write(notebook_page(course_dir, gradebook, student, notebook, assignment))
+                written.append(page)
+            if progress:
+                progress(student, folder)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("carpeta", help="la carpeta del curso (ya calificada)")
+    parser.add_argument("--estudiante", action="append", help="solo esta persona (se puede repetir)")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", category=SAWarning)
+    course_dir = os.path.abspath(args.carpeta)
+    if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
+        print(
+            f"{args.carpeta} no tiene gradebook.db: primero califica la clase (grade_class)", file=sys.stderr
+        )
+        return 1
+
+    def show(student, folder):
+        print(f"{student}: {os.path.relpath(folder, course_dir)}/", file=sys.stderr, flush=True)
+
+    try:
+        written = write_feedback(course_dir, args.estudiante, progress=show)
+    except LookupError as err:
+        print(err.args[0], file=sys.stderr)
+        return 1
+    print(f"{len(written)} devoluciones escritas en {os.path.join(args.carpeta, 'feedback')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

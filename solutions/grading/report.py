@@ -1,0 +1,276 @@
+"""Lo que queda junto a la base del curso tras calificar: ``grades.csv`` y el informe de la clase.
+
+- ``grades.csv``: lo que escribe ``nbgrader export``, más la columna ``manual_pendiente`` (los puntos
+  a mano que todavía no tienen nota: las respuestas escritas sin calificar).
+- ``informe.html`` e ``informe.svg``: por pregunta, cuántas personas la tienen bien; debajo de cada
+  prueba del Nivel 1, cuántas acertaron cada dato (o cada archivo), y de cada prueba del Nivel 2, cada
+  mecanismo (el orden, la caída superada, la prueba del script). Al final, quién tiene puntos a mano
+  pendientes.
+
+Los veredictos salen de los notebooks calificados (``autograded/``): la salida de cada celda de prueba
+es el veredicto de ``judge`` (``JudgeAnswers``). Los puntos, de ``gradebook.db``. Lo escriben
+``grade_class`` y ``manual``; ``refresh`` rehace los tres archivos.
+"""
+
+import csv
+import html
+import os
+import re
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.plugins import CsvExportPlugin
+from traitlets.config import PyFileConfigLoader
+
+from solutions.grading import paths
+from solutions.grading.judge import CHECKS, MECHANISMS, unproven_mechanisms, wrong_fields
+from solutions.grading.release import ASSIGNMENT, EXERCISES
+from solutions.grading.truth import COMPARED_FILES, OBSERVED_FIELDS
+
+PENDING_COLUMN = "manual_pendiente"
+HTML_NAME, PICTURE_NAME = "informe.html", "informe.svg"
+# Lo que se desglosa bajo cada prueba: sus datos (Nivel 1) o sus mecanismos (Nivel 2).
+PARTS = {
+    "prueba_momento_1": OBSERVED_FIELDS,
+    "prueba_momento_2": OBSERVED_FIELDS,
+    "prueba_momento_3": OBSERVED_FIELDS,
+    "prueba_iguales": COMPARED_FILES,
+    "prueba_corregida": ("orden", "caida_superada"),
+    "prueba_script": ("prueba_script",),
+}
+
+
+def db_url(course_dir):
+    return f"sqlite:///{os.path.join(course_dir, 'gradebook.db')}"
+
+
+def grade_cells(notebook, assignment=ASSIGNMENT):
+    """[(grade_id, puntos, ¿a mano?)] de las celdas con puntos de ``notebook``, en el orden de la fuente."""
+    nb = nbformat.read(os.path.join(paths.SOURCE, assignment, f"{notebook}.ipynb"), as_version=4)
+    found = []
+    for cell in nb.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        if grading.get("grade"):
+            manual = grading["grade_id"] not in CHECKS.get(notebook, {})
+            found.append((grading["grade_id"], grading.get("points", 0), manual))
+    return found
+
+
+def pending(gradebook, assignment=ASSIGNMENT):
+    """{estudiante: [(notebook, pregunta, puntos)]}: las preguntas con puntos a mano sin nota."""
+    found = {}
+    for student in gradebook.students:
+        try:
+            submission = gradebook.find_submission(assignment, student.id)
+        except MissingEntry:
+            continue
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.needs_manual_grade and grade.manual_score is None:
+                    found.setdefault(student.id, []).append((notebook.name, grade.name, grade.max_score))
+    return found
+
+
+def export_grades(course_dir):
+    """``grades.csv`` como lo deja ``nbgrader export`` (con la configuración del curso, en este
+    proceso), más la columna ``manual_pendiente``."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
+    coursedir = CourseDirectory(config=config, root=course_dir)
+    plugin = CsvExportPlugin(config=config)
+    plugin.to = plugin.to or os.path.join(course_dir, "grades.csv")
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gradebook:
+        plugin.export(gradebook)
+        waiting = {
+            (assignment.name, student): sum(points for *_, points in questions)
+            for assignment in gradebook.assignments
+            for student, questions in pending(gradebook, assignment.name).items()
+        }
+    with open(plugin.to, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+        columns = list(rows[0]) if rows else []
+    with open(plugin.to, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, [*columns, PENDING_COLUMN] if columns else [PENDING_COLUMN])
+        writer.writeheader()
+        for row in rows:
+            row[PENDING_COLUMN] = float(waiting.get((row["assignment"], row["student_id"]), 0))
+            writer.writerow(row)
+    return plugin.to
+
+
+def verdicts(course_dir, student, assignment=ASSIGNMENT):
+    """{notebook: {prueba: problema o None}} de los notebooks calificados de ``student`` ({} si no hay)."""
+    found = {}
+    for notebook in EXERCISES:
+        path = os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
+        if not os.path.exists(path):
+            continue
+        tests = CHECKS.get(notebook, {})
+        found[notebook] = {}
+        for cell in nbformat.read(path, as_version=4).cells:
+            test_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if test_id in tests:
+                errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+                found[notebook][test_id] = errors[-1].get("evalue", "error") if errors else None
+    return found
+
+
+def wrong_parts(test_id, problem):
+    """Los datos o mecanismos de la prueba ``test_id`` que el veredicto ``problem`` no da por buenos."""
+    if test_id in ("prueba_corregida", "prueba_script"):
+        return set(unproven_mechanisms(test_id, problem))
+    return set(wrong_fields(PARTS.get(test_id, ()), problem))
+
+
+def class_rows(course_dir, assignment=ASSIGNMENT):
+    """Las filas del informe: [{"notebook", "pregunta", "parte" o None, "puntos", "bien", "pendientes",
+    "de"}] y {estudiante: puntos a mano pendientes}. «bien» cuenta a quien tiene todos los puntos de la
+    pregunta (o, en una parte, a quien la prueba se la da por buena); «de», a quien se calificó."""
+    with Gradebook(db_url(course_dir)) as gradebook:
+        scores, graded = {}, []
+        for student in sorted(s.id for s in gradebook.students):
+            try:
+                submission = gradebook.find_submission(assignment, student)
+            except MissingEntry:
+                continue
+            graded.append(student)
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    waiting = grade.needs_manual_grade and grade.manual_score is None
+                    scores[student, notebook.name, grade.name] = (grade.score, grade.max_score, waiting)
+        waiting = {s: sum(p for *_, p in q) for s, q in pending(gradebook, assignment).items()}
+    judged = {student: verdicts(course_dir, student, assignment) for student in graded}
+    rows = []
+    for notebook in EXERCISES:
+        for question, points, manual in grade_cells(notebook, assignment):
+            cells = [scores[s, notebook, question] for s in graded if (s, notebook, question) in scores]
+            rows.append(
+                {
+                    "notebook": notebook,
+                    "pregunta": question,
+                    "parte": None,
+                    "puntos": points,
+                    "a_mano": manual,
+                    "bien": sum(not w and score == top for score, top, w in cells),
+                    "pendientes": sum(w for *_, w in cells),
+                    "de": len(cells),
+                }
+            )
+            if manual:
+                continue
+            problems = [
+                judged[s][notebook][question] for s in graded if question in judged[s].get(notebook, {})
+            ]
+            for part in PARTS.get(question, ()):
+                rows.append(
+                    {
+                        "notebook": notebook,
+                        "pregunta": question,
+                        "parte": part,
+                        "puntos": None,
+                        "a_mano": False,
+                        "bien": sum(part not in wrong_parts(question, p) for p in problems),
+                        "pendientes": 0,
+                        "de": len(problems),
+                    }
+                )
+    return rows, waiting
+
+
+def label(row):
+    return f"{row['pregunta']} · {row['parte']}" if row["parte"] else row["pregunta"]
+
+
+def write_picture(rows, path):
+    """Una barra por fila: cuántas personas la tienen bien, sobre cuántas se calificaron."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    matplotlib.rcParams["svg.hashsalt"] = "informe"  # el mismo SVG para los mismos datos
+    matplotlib.rcParams["svg.fonttype"] = "none"  # el texto como texto: se busca y pesa menos
+    names = [label(r) for r in rows][::-1]
+    right = [r["bien"] for r in rows][::-1]
+    total = [r["de"] for r in rows][::-1]
+    colors = ["#1f77b4" if not r["parte"] else "#9ecae1" for r in rows][::-1]
+    fig, ax = plt.subplots(figsize=(9, 0.3 * len(rows) + 1.2))
+    ax.barh(names, total, color="#eeeeee")
+    ax.barh(names, right, color=colors)
+    for y, (got, of) in enumerate(zip(right, total, strict=True)):
+        ax.text(of, y, f" {got}/{of}", va="center", fontsize=8)
+    ax.set_xlabel("estudiantes con la pregunta (o la parte) bien")
+    ax.set_title("Lección 6: qué tiene bien la clase")
+    ax.tick_params(axis="y", labelsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(fig)
+
+
+def describe(row):
+    if row["parte"] in MECHANISMS:
+        return MECHANISMS[row["parte"]]
+    if row["parte"]:
+        return "dato de la predicción" if row["parte"] in OBSERVED_FIELDS else "archivo"
+    return "a mano (respuesta escrita)" if row["a_mano"] else "automática"
+
+
+def write_html(rows, waiting, path, picture):
+    lines = [
+        "<!DOCTYPE html>",
+        '<html lang="es"><head><meta charset="utf-8"><title>Informe de la clase · Lección 6</title>',
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2em .6em}td.parte{padding-left:2em;color:#555}</style>",
+        "</head><body>",
+        "<h1>Informe de la clase · Lección 6</h1>",
+        f'<p><img src="{html.escape(picture)}" alt="qué tiene bien la clase, por pregunta"></p>',
+        "<table><thead><tr><th>notebook</th><th>pregunta o parte</th><th>qué mide</th><th>puntos</th>"
+        "<th>bien</th><th>calificadas</th><th>a mano pendientes</th></tr></thead><tbody>",
+    ]
+    for row in rows:
+        css = ' class="parte"' if row["parte"] else ""
+        points = "" if row["puntos"] is None else str(row["puntos"])
+        data = (
+            f'data-pregunta="{row["pregunta"]}" data-parte="{row["parte"] or ""}" data-bien="{row["bien"]}"'
+        )
+        data += f' data-de="{row["de"]}" data-pendientes="{row["pendientes"]}"'
+        lines.append(
+            f"<tr {data}><td>{row['notebook']}</td><td{css}>{html.escape(label(row))}</td>"
+            f"<td>{html.escape(describe(row))}</td><td>{points}</td><td>{row['bien']}</td>"
+            f"<td>{row['de']}</td><td>{row['pendientes'] if not row['parte'] else ''}</td></tr>"
+        )
+    lines.append("</tbody></table>")
+    lines.append("<h2>Puntos a mano pendientes</h2>")
+    if waiting:
+        lines.append("<ul>")
+        lines += [f"<li>{html.escape(s)}: {p:g} puntos</li>" for s, p in sorted(waiting.items())]
+        lines.append("</ul>")
+        lines.append(
+            "<p>Para verlos: <code>python -m solutions.grading.manual CURSO --pendientes</code>.</p>"
+        )
+    else:
+        lines.append("<p>Ninguno: todas las respuestas escritas tienen nota.</p>")
+    lines.append("</body></html>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def write_report(course_dir, assignment=ASSIGNMENT):
+    """Escribe ``informe.html`` e ``informe.svg`` en ``course_dir``; devuelve la ruta del HTML."""
+    rows, waiting = class_rows(course_dir, assignment)
+    write_picture(rows, os.path.join(course_dir, PICTURE_NAME))
+    page = os.path.join(course_dir, HTML_NAME)
+    write_html(rows, waiting, page, PICTURE_NAME)
+    return page
+
+
+def refresh(course_dir):
+    """Rehace ``grades.csv``, ``informe.html`` e ``informe.svg`` desde la base del curso."""
+    export_grades(course_dir)
+    return write_report(course_dir)
+
+
+def shorten(text, limit=160):
+    """``text`` en una línea (sin saltos ni tabuladores), con «…» si pasa de ``limit`` caracteres."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
