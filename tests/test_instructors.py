@@ -267,6 +267,19 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
         assert REPO_ROOT.encode() not in content and moved.encode() not in content, name
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
+def test_the_class_command_runs_with_an_empty_environment(small_class, tmp_path):
+    """``env -i`` y el python del entorno sin activar: nbgrader (``generate_assignment``, que llama a
+    ``alembic`` por su nombre) y el aislamiento se encuentran igual, sin traza."""
+    course = tmp_path / "curso"
+    shutil.copytree(small_class / "submitted" / "correcta", course / "submitted" / "correcta")
+    done = run("solutions.grading.grade_class", course, env={})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "[1/1] correcta: calificada" in done.stderr
+    assert float(grades(course)["correcta"]["score"]) == 13
+
+
 @pytest.mark.needs_bwrap
 def test_the_class_command_without_submissions_is_one_line(tmp_path):
     done = run("solutions.grading.grade_class", tmp_path)

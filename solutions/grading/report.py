@@ -87,10 +87,10 @@ def export_grades(course_dir):
             for student, questions in pending(gradebook, assignment.name).items()
         }
     with open(plugin.to, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
-        columns = list(rows[0]) if rows else []
+        reader = csv.DictReader(f)
+        rows, columns = list(reader), list(reader.fieldnames or [])
     with open(plugin.to, "w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, [*columns, PENDING_COLUMN] if columns else [PENDING_COLUMN])
+        writer = csv.DictWriter(f, [*columns, PENDING_COLUMN])
         writer.writeheader()
         for row in rows:
             row[PENDING_COLUMN] = float(waiting.get((row["assignment"], row["student_id"]), 0))
