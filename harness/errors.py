@@ -6,6 +6,8 @@ import errno
 import os
 import sys
 
+from harness.contract import NOT_WRITTEN
+
 
 class HarnessError(Exception):
     """Un error que la persona usuaria puede entender y resolver (archivo corrupto, falta algo…)."""
@@ -111,3 +113,13 @@ def _silence_stdout():
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+class NotWrittenYetError(HarnessError):
+    """Una pieza del taller que todavía es un «TU CÓDIGO AQUÍ»."""
+
+
+def todavia_no(piece):
+    """El error de una pieza del taller sin escribir: el agente lo dice en una línea y la suite de
+    conformidad lo reconoce («todavía no», no ✗)."""
+    return NotWrittenYetError(f"{NOT_WRITTEN} {piece} (su celda «tu turno» del taller)")

@@ -33,10 +33,11 @@ def export_cells(notebook_path):
     return found
 
 
-def render_agent(notebook_path, shown_as=None):
-    """El texto de ``agent.py``; ``shown_as`` es cómo nombra el encabezado al notebook (relativo)."""
+def render_agent(notebook_path, shown_as=None, cells=None):
+    """El texto de ``agent.py``; ``shown_as`` es cómo nombra el encabezado al notebook (relativo).
+    ``cells`` ([(id, código)]) reemplaza a las celdas guardadas: las que el taller ejecutó."""
     notebook_path = Path(notebook_path)
-    cells = export_cells(notebook_path)
+    cells = export_cells(notebook_path) if cells is None else cells
     if not cells:
         raise HarnessError(f"{notebook_path.name} no tiene ninguna celda que empiece con «#| export».")
     shown_as = shown_as or notebook_path.name
@@ -49,10 +50,11 @@ def render_agent(notebook_path, shown_as=None):
     return "\n\n\n".join([header, *blocks, MAIN_GUARD])
 
 
-def export_agent(notebook_path, out_path, shown_as=None):
-    """Escribe en ``out_path`` el agente armado desde ``notebook_path`` y devuelve ``out_path``."""
+def export_agent(notebook_path, out_path, shown_as=None, cells=None):
+    """Escribe en ``out_path`` el agente armado desde ``notebook_path`` (o desde ``cells``) y devuelve
+    ``out_path``."""
     out_path = Path(out_path)
-    text = render_agent(notebook_path, shown_as)
+    text = render_agent(notebook_path, shown_as, cells)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(text, encoding="utf-8")
     return out_path

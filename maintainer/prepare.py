@@ -6,7 +6,8 @@ Lo corre ``python -m maintainer prepare`` (ver ``maintainer/__main__.py``). Los 
 1. ``agente``: ``solutions/agent.py`` desde las celdas ``#| export`` de la lección (``agent_source``);
 2. ``ejercicios``: los ejercicios repartidos, generados con nbgrader desde sus fuentes y ejecutados
    desde notebooks/ (``solutions.grading.release``);
-3. ``salidas``: cada otro notebook de notebooks/ (la lección, el laboratorio, «Más allá») ejecutado
+3. ``taller``: ``notebooks/taller_tu_agente.ipynb`` desde la lección y su plantilla (``maintainer.taller``);
+4. ``salidas``: cada otro notebook de notebooks/ (la lección, el laboratorio, «Más allá») ejecutado
    desde cero, como un «Restart & Run All», con sus salidas guardadas.
 
 Después, las comprobaciones (``checks``): el agente es el que genera la lección, los ejercicios son
@@ -20,11 +21,11 @@ import time
 
 import nbformat
 
-from maintainer import agent_source, paths
+from maintainer import agent_source, paths, taller
 from solutions.grading import release
 from solutions.grading.notebook_run import WIDGET_VIEW, cleared, execute, write
 
-STEPS = ("agente", "ejercicios", "salidas")
+STEPS = ("agente", "ejercicios", "taller", "salidas")
 
 
 def say(line):
@@ -76,7 +77,13 @@ def outputs(dry_run=False, progress=say):
     return changed
 
 
-RUN = {"agente": agent, "ejercicios": exercises, "salidas": outputs}
+def workbook(dry_run=False, progress=say):
+    """Paso ``taller``: el taller desde la lección y su plantilla, sin salidas (las guarda ``salidas``)."""
+    progress(f"  {relative(taller.WORKBOOK)} desde la lección y maintainer/taller_plantilla.py")
+    return {relative(taller.WORKBOOK): taller.write(dry_run)}
+
+
+RUN = {"agente": agent, "ejercicios": exercises, "taller": workbook, "salidas": outputs}
 
 
 def summary(step, changed, dry_run=False):
@@ -127,6 +134,10 @@ def checks(progress=say):
         found.append(f"{relative(agent_source.AGENT)} no es lo que genera la lección")
     else:
         progress(f"  {relative(agent_source.AGENT)} coincide con la lección")
+    if taller.stale():
+        found.append(f"{relative(taller.WORKBOOK)} no es lo que generan la lección y su plantilla")
+    else:
+        progress(f"  {relative(taller.WORKBOOK)} coincide con la lección y su plantilla")
     stale = release.differences()
     found += [f"{relative(release.stored(name))} no es lo que generan sus fuentes" for name in stale]
     if not stale:

@@ -50,7 +50,7 @@ def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
 from harness.durable import write_durable  # temporal + rename, con los fsync de un corte de luz
 
 
-def write_json_atomic(path, data):
+def write_json_atomic(path, data):  # tu turno
     """Temporal + rename atómico, como en la lección (``write_durable`` agrega los fsync de un corte
     de luz: ver «Más allá de la lección»)."""
     write_durable(path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
@@ -65,7 +65,7 @@ from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado tamb
 from harness.guards import CheckpointError, require_checkpoint_shape, unreadable
 
 
-def load_checkpoint():
+def load_checkpoint():  # tu turno
     try:
         raw = read_bytes(CHECKPOINT_PATH)
     except FileNotFoundError:
@@ -98,7 +98,7 @@ from harness.tools import prepare_task_files
 from harness.workdir import check_agent_files
 
 
-def fresh_scene(task):
+def fresh_scene(task):  # tu turno
     """Una apertura limpia: sin punto de control ni registro de una corrida anterior."""
     check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)  # un directorio en su lugar: rechazado antes de borrar
     # El punto de control primero: si esto muere a mitad (o se corta la luz), un --resume no encuentra
@@ -137,14 +137,14 @@ def run_agent(client, task, tools, scene=None, point_a=True):
         content, pending = checked_turn(response, messages)  # una respuesta inválida no toca el disco
         # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
         if point_a and pending:  # «solo el punto B» se lo salta: la llamada colgante queda invisible
-            cp = checkpoint(task, turns, tokens_used, messages, pending)
-            save_checkpoint(keep_assistant_turn(cp, content))
+            cp = checkpoint(task, turns, tokens_used, messages, pending)  # tu turno: punto_A
+            save_checkpoint(keep_assistant_turn(cp, content))  # tu turno: punto_A
             print(f"[turn {turns}][save A] pending={pending['name']}")
             crash_point("after-save-a")
         messages.append({"role": "assistant", "content": content})
         messages.append({"role": "user", "content": run_tool_uses(content)})
         # —— Punto B: el resultado está en messages (y el registro en disco): colgante limpiada ——
-        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
+        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))  # tu turno: punto_B
         print(f"[turn {turns}][save B]")
         crash_point("after-save-b")
         response = ask_model(client, tools, messages)
@@ -191,7 +191,7 @@ def now_ms():
     return int(time.time() * 1000)
 
 
-def run_tool_uses(content):
+def run_tool_uses(content):  # tu turno
     """El run_tool_uses del Curso 7, con el registro: ejecutar primero, anotar después."""
     results = []
     for block in tool_uses(content):
@@ -221,7 +221,7 @@ def run_tool_uses(content):
 from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
 
 
-def reconcile(cp):
+def reconcile(cp):  # tu turno
     pending = cp["pendingToolUse"]
     if not pending:
         return None  # no hay llamada colgante, simplemente seguir

@@ -38,7 +38,8 @@ def test_a_reconcile_that_does_nothing_fails_and_names_the_crash_points(tmp_path
     broken = tmp_path / "agent.py"
     source = open(REFERENCE_AGENT, encoding="utf-8").read()
     broken.write_text(
-        source.replace("def reconcile(cp):\n", "def reconcile(cp):\n    return None\n", 1), encoding="utf-8"
+        re.sub(r"def reconcile\(cp\):.*\n", "def reconcile(cp):\n    return None\n", source, count=1),
+        encoding="utf-8",
     )
     done = conformidad(str(broken))
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr

@@ -1,0 +1,106 @@
+"""El taller: escribes el corazón del agente de la lección y lo pruebas como un proceso de verdad.
+
+    from harness.taller import Taller
+    taller = Taller("taller_tu_agente.ipynb")
+    taller.comprobar("escritura")      # después de escribir save_checkpoint
+    taller.conformidad()               # al final: la suite entera sobre tu agente
+
+Cada celda ``#| export`` que ejecutas queda anotada tal como la ejecutaste (no hace falta guardar el
+notebook): ``comprobar`` arma con ellas ``_trabajo/taller/agent.py``, en el orden del notebook, lo corre
+en procesos nuevos contra la parte de la matriz de caídas que decide esa pieza y muestra una tabla:
+qué se esperaba, qué pasó, ✓ / ✗ y una pista que nombra el momento, sin darte el código. Lo que
+todavía no escribiste (un ``raise todavia_no(...)``, de ``harness.errors``) sale como «todavía no», nunca como una traza.
+"""
+
+import ast
+from pathlib import Path
+
+from harness.conformidad.checks import CHECKS
+from harness.conformidad.processes import Context
+from harness.conformidad.report import summary
+from harness.conformidad.suite import run_suite
+from harness.errors import HarnessError
+from harness.export import EXPORT_MARKER, export_agent, export_cells
+from harness.lesson import show_table
+
+
+def defined_names(code):
+    """Los nombres que define una celda en su nivel superior (funciones, clases, constantes): así se
+    reconoce una celda aunque la hayas cambiado. Vacío si todavía no compila."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return frozenset()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return frozenset(names)
+
+
+class Taller:
+    """Las celdas ``#| export`` que ejecutaste, el agente que arman y sus comprobaciones."""
+
+    def __init__(self, notebook):
+        self.notebook = Path(notebook)
+        if not self.notebook.exists():
+            raise HarnessError(
+                f"Abre y ejecuta el taller desde su carpeta notebooks/ (falta {self.notebook})."
+            )
+        self.agent = Path.cwd() / "_trabajo" / "taller" / "agent.py"
+        self.ran = {}  # nombres que define la celda → su código, tal como se ejecutó por última vez
+        from IPython import get_ipython  # solo dentro de un kernel
+
+        shell = get_ipython()
+        if shell is None:
+            raise HarnessError(
+                "El taller anota las celdas que ejecutas: úsalo dentro de un notebook (un kernel)."
+            )
+        for old in [
+            cb
+            for cb in shell.events.callbacks["post_run_cell"]
+            if isinstance(getattr(cb, "__self__", None), Taller)
+        ]:
+            shell.events.unregister(
+                "post_run_cell", old
+            )  # ejecutar de nuevo esta celda no duplica la anotación
+        shell.events.register("post_run_cell", self._remember)
+
+    def _remember(self, result):
+        code = result.info.raw_cell or ""
+        first, _, rest = code.partition("\n")
+        if result.success and EXPORT_MARKER.fullmatch(first) and defined_names(rest):
+            self.ran[defined_names(rest)] = rest.strip("\n")
+
+    def cells(self):
+        """[(id, código)] del agente: cada celda del notebook guardado, con el código que ejecutaste si
+        la ejecutaste (si no, la versión guardada, que puede ser un «TU CÓDIGO AQUÍ»)."""
+        found = []
+        for cell_id, saved in export_cells(self.notebook):
+            names = defined_names(saved)
+            ran = self.ran.get(names) or next((c for n, c in self.ran.items() if n & names), None)
+            found.append((cell_id, ran or saved))
+        return found
+
+    def export(self):
+        return export_agent(
+            self.notebook, self.agent, shown_as=f"tu taller ({self.notebook.name})", cells=self.cells()
+        )
+
+    def comprobar(self, *pieces):
+        """Corre tu agente contra lo que deciden esas piezas y muestra la tabla (nunca lanza)."""
+        self._show(run_suite(Context(str(self.export()), {}), list(pieces)))
+
+    def conformidad(self):
+        """La suite entera sobre tu agente, como ``python -m harness.conformidad _trabajo/taller/agent.py``."""
+        self._show(run_suite(Context(str(self.export()), {}), list(CHECKS)))
+
+    def _show(self, results):
+        rows = [row for _, piece_rows in results for row in piece_rows]
+        show_table(
+            ["escenario", "se espera", "pasó", "resultado", "pista"],
+            [[r.scenario, r.expected, r.got, r.status, r.hint] for r in rows],
+        )
+        print(summary(rows))
