@@ -2,11 +2,11 @@
 
     python -m solutions.grading.edicion_estudiantes DESTINO
 
-Copia de este repositorio (lo que git sigue; sin git, lo que hay) los notebooks, el arnés
-(``harness/``), el agente de referencia que la lección corre en la terminal (``solutions/agent.py``),
-el README, la documentación del agente, ``pyproject.toml``, ``environment.yml`` y lo que las pruebas
-de los notebooks necesitan (``tests/nbval_sanitize.cfg``: el comando 2 del README compara cada
-notebook con nbval). Deja afuera ``solutions/grading/`` (fuentes de nbgrader con respuestas modelo,
+Copia de este repositorio (lo que hay y git no ignora) los notebooks, el arnés (``harness/``), el
+agente de referencia que la lección corre en la terminal (``solutions/agent.py``), el README, la
+documentación del agente, ``pyproject.toml`` (y lo que instala como ``data-files``), ``environment.yml``
+y lo que las pruebas de los notebooks necesitan (``tests/nbval_sanitize.cfg``: el comando 2 del README
+compara cada notebook con nbval). Deja afuera ``solutions/grading/`` (fuentes de nbgrader con respuestas modelo,
 rúbricas y pruebas ocultas), la documentación de instructores y de mantenimiento, ``maintainer/``,
 ``benchmarks/`` y las pruebas del repositorio (usan esas carpetas). Del README quita la sección «Para
 instructores» y las filas de esas carpetas.
@@ -35,6 +35,7 @@ INCLUDED = (
     "solutions/agent.py",
     "docs/agente.md",
     "tests/nbval_sanitize.cfg",
+    "jupyter-config/",
     "README.md",
     "pyproject.toml",
     "environment.yml",
@@ -54,10 +55,16 @@ class EditionError(Exception):
 
 
 def tracked_files(root=paths.ROOT):
-    """Las rutas relativas de lo que git sigue en ``root`` (sin git: todo, salvo lo oculto y cachés)."""
+    """Las rutas relativas de lo que hay en ``root`` y git no ignora (sin git: todo, salvo lo oculto y
+    las cachés)."""
     try:
         done = subprocess.run(
-            ["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, text=True, encoding="utf-8"
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+            text=True,
+            encoding="utf-8",
         )
         found = [p for p in done.stdout.split("\0") if p]
     except (OSError, subprocess.CalledProcessError):
