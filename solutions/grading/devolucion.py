@@ -83,6 +83,11 @@ def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMEN
     grades = {g.name: g for g in submitted.grades}
     comments = {c.name: c for c in submitted.comments}
     tests = CHECKS.get(notebook, {})
+    # El enunciado: las celdas de texto del notebook repartido (no las que agregó la persona).
+    released = os.path.join(course_dir, "release", assignment, f"{notebook}.ipynb")
+    statement = {
+        c.get("id") for c in nbformat.read(released, as_version=4).cells if c.cell_type == "markdown"
+    }
     title = f"{TITLES.get(notebook, notebook)} · {student}"
     body = [
         "<!DOCTYPE html>",
@@ -99,16 +104,16 @@ def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMEN
         if grade_id in tests:
             body += ["<h3>Comprobación</h3>", _verdict(cell), _points(grades.get(grade_id))]
         elif grading.get("solution"):
+            # El texto de la persona, tal cual y escapado: su HTML no se interpreta en la página.
             body.append('<div class="respuesta"><h3>Tu respuesta</h3>')
-            if cell.cell_type == "markdown":
-                body.append(markdown2html(cell.source))
-            else:
-                body.append(f"<pre>{html.escape(cell.source)}</pre>")
+            body.append(f"<pre>{html.escape(cell.source)}</pre>")
+            if cell.cell_type == "code":
                 body.append(_error_line(cell))
             body += [_points(grades.get(grade_id)), _comment(comments.get(grade_id)), "</div>"]
-        elif cell.cell_type == "markdown":
+        elif cell.cell_type == "markdown" and cell.get("id") in statement:
             body.append(markdown2html(cell.source))
-        # El código de preparación y el de las pruebas no se muestran: no es de la persona.
+        # El código de preparación y el de las pruebas no se muestran; las celdas que agregó la
+        # persona tampoco (lo que se califica son sus respuestas).
     body.append("</body></html>")
     return "\n".join(part for part in body if part) + "\n"
 

@@ -187,6 +187,7 @@ def write_picture(rows, path):
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     matplotlib.rcParams["svg.hashsalt"] = "informe"  # el mismo SVG para los mismos datos
     matplotlib.rcParams["svg.fonttype"] = "none"  # el texto como texto: se busca y pesa menos
@@ -197,8 +198,13 @@ def write_picture(rows, path):
     fig, ax = plt.subplots(figsize=(9, 0.3 * len(rows) + 1.2))
     ax.barh(names, total, color="#eeeeee")
     ax.barh(names, right, color=colors)
-    for y, (got, of) in enumerate(zip(right, total, strict=True)):
-        ax.text(of, y, f" {got}/{of}", va="center", fontsize=8)
+    waiting = [r["pendientes"] for r in rows][::-1]
+    for y, (got, of, late) in enumerate(zip(right, total, waiting, strict=True)):
+        ax.text(
+            of, y, f" {got}/{of}" + (f" ({late} a mano pendientes)" if late else ""), va="center", fontsize=8
+        )
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0, max([*total, 1]) * 1.6)  # lugar para las cifras a la derecha de cada barra
     ax.set_xlabel("estudiantes con la pregunta (o la parte) bien")
     ax.set_title("Lección 6: qué tiene bien la clase")
     ax.tick_params(axis="y", labelsize=8)
