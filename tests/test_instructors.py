@@ -242,6 +242,8 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
     again = run("solutions.grading.grade_class", small_class)
     assert again.returncode == 0, again.stderr
     assert f"{len(SMALL_CLASS)} entregas sin cambios" in again.stderr and "[1/" not in again.stderr
+    # Una nota a mano de una entrega que no cambia sobrevive a --todo.
+    assert run("solutions.grading.manual", small_class, "correcta", "explicacion", 3).returncode == 0
 
     # Una carpeta de curso de antes: su configuración nombraba el repositorio donde estaba.
     with open(os.path.join(small_class, "nbgrader_config.py"), "w", encoding="utf-8") as f:
@@ -255,12 +257,15 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
     )
     moved = moved_repository(tmp_path / "otro_lugar")
     bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    done = run("solutions.grading.grade_class", small_class, cwd=moved, env=bare)
+    done = run("solutions.grading.grade_class", small_class, "--todo", cwd=moved, env=bare)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr
     assert "nbgrader_config.py de la carpeta del curso reemplazado" in done.stderr
-    assert "[1/1] en_blanco: calificada" in done.stderr
+    assert f"[{len(SMALL_CLASS)}/{len(SMALL_CLASS)}]" in done.stderr
     assert float(grades(small_class)["en_blanco"]["score"]) == 13
+    with Gradebook(f"sqlite:///{small_class}/gradebook.db") as gb:
+        kept = gb.find_grade("explicacion", NIVEL_1, ASSIGNMENT, "correcta")
+        assert (kept.manual_score, kept.needs_manual_grade) == (3, False)
     for name in ("nbgrader_config.py", "gradebook.db", "grades.csv", "informe.html", "calificadas.json"):
         with open(os.path.join(small_class, name), "rb") as f:
             content = f.read()
