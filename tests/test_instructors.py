@@ -434,3 +434,12 @@ def test_the_fork_workflow_runs_the_same_commands_as_ci():
             assert program in ci, program
     ran = " ".join(commands)
     assert "pytest notebooks" in ran and "tests/test_grading.py" in ran
+
+
+def test_the_report_names_who_could_not_be_graded(tmp_path):
+    from solutions.grading.report import ungraded
+
+    for student in ("ana", "roto"):
+        (tmp_path / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
+    (tmp_path / "autograded" / "ana" / ASSIGNMENT).mkdir(parents=True)
+    assert ungraded(tmp_path) == ["roto"]

@@ -220,7 +220,20 @@ def describe(row):
     return "a mano (respuesta escrita)" if row["a_mano"] else "automática"
 
 
-def write_html(rows, waiting, path, picture):
+def ungraded(course_dir, assignment=ASSIGNMENT):
+    """Quienes tienen una entrega en ``submitted/`` y no tienen notebooks calificados."""
+    root = os.path.join(course_dir, "submitted")
+    if not os.path.isdir(root):
+        return []
+    return sorted(
+        s
+        for s in os.listdir(root)
+        if os.path.isdir(os.path.join(root, s, assignment))
+        and not os.path.isdir(os.path.join(course_dir, "autograded", s, assignment))
+    )
+
+
+def write_html(rows, waiting, path, picture, missing=()):
     lines = [
         "<!DOCTYPE html>",
         '<html lang="es"><head><meta charset="utf-8"><title>Informe de la clase · Lección 6</title>',
@@ -255,6 +268,13 @@ def write_html(rows, waiting, path, picture):
         )
     else:
         lines.append("<p>Ninguno: todas las respuestas escritas tienen nota.</p>")
+    if missing:
+        lines.append("<h2>Sin calificar</h2>")
+        lines.append(
+            "<p>Entregaron y no se pudieron calificar (el comando de la clase dice por qué): "
+            + ", ".join(html.escape(s) for s in missing)
+            + ".</p>"
+        )
     lines.append("</body></html>")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
@@ -265,7 +285,7 @@ def write_report(course_dir, assignment=ASSIGNMENT):
     rows, waiting = class_rows(course_dir, assignment)
     write_picture(rows, os.path.join(course_dir, PICTURE_NAME))
     page = os.path.join(course_dir, HTML_NAME)
-    write_html(rows, waiting, page, PICTURE_NAME)
+    write_html(rows, waiting, page, PICTURE_NAME, ungraded(course_dir, assignment))
     return page
 
 
