@@ -76,7 +76,7 @@ def measure(rounds):
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             open_notebook(page, server, "lab", "medida.ipynb")
             run_all(page)
-            page.locator(".cl-root[data-ticket]").wait_for()
+            page.locator(".cl-root:not(.cl-saved)").wait_for()  # el kernel ya contestó a la vista
             for _ in range(rounds):
                 for label in crash_labels():
                     page.evaluate(CHOOSE, label)

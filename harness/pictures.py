@@ -2,9 +2,12 @@
 
 Cada dibujo es una fila (o varias) de pasos de un turno, con la muerte del proceso marcada. El SVG es
 determinista (sin ids al azar), trae su propio fondo claro (se lee igual con tema claro u oscuro) y
-un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien no ve la imagen.
+un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien no ve la imagen. Se
+guarda también como una imagen en HTML con su texto alternativo: JupyterLab, nbviewer y nbconvert
+muestran esa (nbconvert pone «No description has been provided» a un SVG suelto, que no lo trae).
 """
 
+import base64
 from html import escape
 from typing import NamedTuple
 
@@ -97,7 +100,37 @@ def show(title, rows, window=None):
     from IPython.display import display  # solo dentro de un kernel
 
     text = "\n".join([title, *(describe_row(r) for r in rows)])
-    display({"image/svg+xml": svg(title, rows, window), "text/plain": text}, raw=True)
+    display(
+        {
+            "text/html": img_html(title, rows, window),
+            "image/svg+xml": svg(title, rows, window),
+            "text/plain": text,
+        },
+        raw=True,
+    )
+
+
+def figure(fig, alt):
+    """Muestra una figura de matplotlib como PNG con texto alternativo (nbconvert le pone «No
+    description has been provided» a un PNG suelto) y la cierra."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import display  # solo dentro de un kernel
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    html = f'<img alt="{escape(alt, quote=True)}" src="data:image/png;base64,{data}"/>'
+    display({"text/html": html, "image/png": data, "text/plain": alt}, raw=True)
+
+
+def img_html(title, rows, window=None):
+    """El dibujo como ``<img>`` (data:) con texto alternativo: el título y cada fila en palabras."""
+    alt = " ".join([f"{title}.", *(describe_row(r) for r in rows)])
+    data = base64.b64encode(svg(title, rows, window).encode("utf-8")).decode("ascii")
+    return f'<img alt="{escape(alt, quote=True)}" src="data:image/svg+xml;base64,{data}"/>'
 
 
 def turn_timeline(death_after=None, title="Un turno: dos puntos de control y un registro"):
@@ -125,7 +158,10 @@ def crash_table(results):
     """Una fila por momento de caída del turno 3: ``results`` es [(etiqueta, rama, copias)]."""
     rows = [
         Row(
-            label.split(":")[0], TURN, LABELS.index(label.split(":")[0]), f"reconcile: {branch} · copias: {n}"
+            label.split(":")[0],
+            TURN,
+            LABELS.index(label.split(":")[0]),
+            f"reconcile: {branch} · {n} {'copia' if n == 1 else 'copias'}",
         )
         for label, branch, n in results
     ]

@@ -8,6 +8,7 @@ lanzado su proceso. Deja capturas en ``test-output/browser/`` (ignorada por git)
 """
 
 import os
+import re
 
 import nbformat
 import pytest
@@ -50,8 +51,9 @@ def browser():
         chromium.close()
 
 
-def lab_notebook(server, name):
-    """Un notebook con solo el laboratorio, que corre el agente contador en su propia carpeta."""
+def lab_notebook(server, name, before=""):
+    """Un notebook con solo el laboratorio, que corre el agente contador en su propia carpeta
+    (``before``: código que corre antes de mostrarlo)."""
     folder = server.root / name
     folder.mkdir()
     agent = folder / "contador.py"
@@ -61,7 +63,7 @@ def lab_notebook(server, name):
     nb.cells = [
         nbformat.v4.new_code_cell(
             "from harness.crash_lab import CrashLab\n"
-            'lab = CrashLab(workdir="_trabajo/laboratorio", agent="contador.py")\nlab'
+            f'lab = CrashLab(workdir="_trabajo/laboratorio", agent="contador.py")\n{before}lab'
         )
     ]
     nbformat.write(nb, folder / "lab.ipynb")
@@ -77,6 +79,8 @@ def open_lab(page, server, app, name):
     from playwright.sync_api import expect
 
     open_notebook(page, server, app, name)
+    # Los controles se encienden cuando el kernel contesta a la vista (una vista guardada no tiene quién).
+    expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
     run_all(page)
     lab = page.locator(".cl-root")
     expect(lab).to_be_visible(timeout=STEP_MS)
@@ -265,6 +269,237 @@ def test_the_saved_notebook_shows_a_preview(server, browser, app):
         image = preview.locator("img[src^='data:image/svg+xml']")
         expect(image).to_be_visible()
         assert image.evaluate("(img) => img.complete && img.naturalWidth") > 0  # la imagen se dibujó
+    finally:
+        page.close()
+        server.shutdown_kernels()
+
+
+# —— Teclado, lectores de pantalla, notebooks guardados y pantallas chicas (issue 27) ——
+
+CELLS = ".jp-Notebook .jp-Cell"
+FOCUS_INSIDE = "(root) => root.contains(document.activeElement) && document.activeElement !== root"
+# El contraste del borde de foco de un hueco: el trazo de su rectángulo contra el fondo del dibujo.
+FOCUS_RING = """(gap) => {
+  const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  let bg = [255, 255, 255];
+  for (let n = gap.closest('.cl-root'); n; n = n.parentElement) {
+    const c = rgba(getComputedStyle(n).backgroundColor);
+    if (c.length === 3 || (c.length > 3 && c[3] > 0.99)) { bg = c; break; }
+  }
+  const rect = gap.querySelector('rect');
+  const style = getComputedStyle(rect);
+  if (style.stroke === 'none' || parseFloat(style.strokeWidth) < 2) return 0;
+  const [hi, lo] = [lum(rgba(style.stroke)), lum(bg)].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+# El texto más chico del dibujo, en píxeles de pantalla (tamaño de letra × escala del SVG).
+SMALLEST_TEXT = """(svg) => Math.min(...[...svg.querySelectorAll('text')]
+  .map((t) => parseFloat(getComputedStyle(t).fontSize) * svg.getScreenCTM().a))"""
+ENGLISH = re.compile(r"\b(rerun|hit|none)\b|\w\(s\)|\(es\)")
+
+
+def focused_label(page):
+    return page.evaluate("() => document.activeElement && document.activeElement.getAttribute('data-label')")
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_keys_stay_in_the_lab_and_focus_comes_back(server, browser, app):
+    from playwright.sync_api import expect
+
+    name, folder = lab_notebook(server, f"teclado_{app}")
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        lab = open_lab(page, server, app, name)
+        cells = page.locator(CELLS).count()
+        select = lab.locator("select")
+        # ArrowDown en «Caída en» cambia la caída elegida (no la celda activa del notebook).
+        select.focus()
+        expect(select).to_have_value("after-tool:3")
+        step(lab, lambda: page.keyboard.press("ArrowDown"))
+        expect(select).to_have_value("after-effect-write:3")
+        expect(select).to_be_focused()  # el foco vuelve al menú con la pantalla nueva
+        # Los atajos del notebook no ven las teclas del laboratorio: ni «a», «b» (celdas nuevas) ni
+        # «x», «d d» (cortar o borrar la celda del laboratorio).
+        run = lab.get_by_role("button", name="Ejecutar", exact=True)
+        run.focus()
+        for key in ["a", "b", "x", "d", "d"]:
+            page.keyboard.press(key)
+        # Enter en Ejecutar: el clic llega, y su pantalla es la barrera para las teclas de antes.
+        step(lab, lambda: page.keyboard.press("Enter"))
+        expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
+        assert page.locator(CELLS).count() == cells
+        expect(lab).to_have_count(1)
+        expect(run).to_be_focused()
+        # Espacio en Reanudar; al terminar en [done] Reanudar se apaga y el foco pasa a Ejecutar.
+        lab.get_by_role("button", name="Reanudar", exact=True).focus()
+        step(lab, lambda: page.keyboard.press(" "))
+        assert processes(folder) == ["corrida", "corrida --resume"]
+        expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()
+        assert lab.evaluate(FOCUS_INSIDE)
+        expect(run).to_be_focused()
+        # El dibujo es una sola parada del tabulador (el hueco elegido); las flechas van entre huecos.
+        gaps = lab.locator("svg [role='button']")
+        expect(gaps).to_have_count(12)
+        expect(lab.locator("svg [tabindex='0']")).to_have_count(1)
+        chosen = lab.locator("svg [aria-pressed='true']")
+        expect(chosen).to_have_attribute("data-label", "after-effect-write:3")
+        chosen.focus()
+        page.keyboard.press("ArrowRight")
+        assert focused_label(page) == "after-save-b:3"
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")
+        assert focused_label(page) == "after-tool:3"
+        assert page.evaluate(f"() => ({FOCUS_RING})(document.activeElement)") >= 3  # foco visible, 3:1
+        step(lab, lambda: page.keyboard.press("Enter"))
+        expect(select).to_have_value("after-tool:3")
+        expect(lab.locator("svg [aria-pressed='true']")).to_have_attribute("data-label", "after-tool:3")
+        assert focused_label(page) == "after-tool:3"  # el foco vuelve al hueco nuevo
+        assert page.locator(CELLS).count() == cells
+        shot(page, f"teclado_{app}")
+    finally:
+        page.close()
+        server.shutdown_kernels()
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_screen_reader_names_reasons_and_spanish_words(server, browser, app):
+    from playwright.sync_api import expect
+
+    # 104 pasos antes de mostrarlo: la historia cuenta pasado el 99 sin perder un dígito.
+    name, folder = lab_notebook(server, f"lector_{app}", before="for _ in range(104):\n    lab.reset()\n")
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        lab = open_lab(page, server, app, name)
+        svg = lab.locator(".cl-picture svg")
+        expect(svg).to_have_attribute("role", "group")  # un grupo con botones, no una imagen
+        expect(svg).to_have_attribute("aria-label", re.compile(r"\S"))
+        expect(lab.get_by_role("button", name=re.compile(r"^Caída en turno"))).to_have_count(12)
+        expect(lab.locator("svg [aria-pressed='true']")).to_have_count(1)
+        expect(lab.locator("svg [aria-pressed='false']")).to_have_count(11)
+        names = lab.locator(".cl-radio").evaluate_all("(nodes) => nodes.map((n) => n.textContent)")
+        assert names and all(n == n.strip() for n in names), names  # nombres sin espacios delante
+        expect(lab.get_by_role("radio", name="solo el punto B", exact=True)).to_have_count(1)
+        expect(lab.get_by_role("combobox", name="Caída en", exact=True)).to_have_count(1)
+        last = lab.locator(".cl-history li").last
+        expect(last).to_contain_text("104.")
+        number = last.locator(".cl-n").bounding_box()
+        box = lab.bounding_box()
+        assert number["x"] >= box["x"] and number["width"] > 0  # el número entero, dentro del laboratorio
+
+        # «solo B» con la caída después de la herramienta del turno 1: no queda punto de control.
+        step(lab, lambda: lab.get_by_label("solo el punto B").check())
+        step(lab, lambda: lab.locator("svg [data-label='after-tool:1']").click())
+        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+        resume = lab.get_by_role("button", name="Reanudar", exact=True)
+        expect(resume).to_be_disabled()
+        reason = resume.evaluate(
+            "(b) => document.getElementById(b.getAttribute('aria-describedby')).textContent"
+        )
+        assert "murió" in reason and "Pulsa Ejecutar primero" not in reason, reason
+        menu = lab.locator("select").evaluate(
+            "(s) => document.getElementById(s.getAttribute('aria-describedby')).textContent"
+        )
+        assert menu == "", menu  # la razón de Reanudar no describe al menú
+
+        step(lab, lambda: lab.get_by_label("dos puntos (A y B)").check())
+        step(lab, lambda: lab.locator("svg [data-label='after-effect-write:2']").click())
+        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+        step(lab, lambda: resume.click())
+        expect(lab.locator(".cl-branch")).to_contain_text("acierto")
+        text = lab.inner_text()
+        assert not ENGLISH.findall(text), ENGLISH.findall(text)
+    finally:
+        page.close()
+        server.shutdown_kernels()
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_an_800x600_window_scrolls_the_picture_and_keeps_its_letters(server, browser, app):
+    from playwright.sync_api import expect
+
+    name, _ = lab_notebook(server, f"chica_{app}")
+    page = browser.new_page(viewport={"width": 800, "height": 600})
+    try:
+        lab = open_lab(page, server, app, name)
+        if app == "lab":  # con el explorador de archivos abierto
+            if not page.locator("#filebrowser").is_visible():
+                page.locator("[data-id='filebrowser']").click()
+            expect(page.locator("#filebrowser")).to_be_visible()
+        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+        picture, svg = lab.locator(".cl-picture"), lab.locator(".cl-picture svg")
+        width = svg.bounding_box()["width"]
+        scrolls = picture.evaluate(
+            "(p) => p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX === 'auto'"
+        )
+        assert width >= 600 or scrolls, (width, scrolls)
+        font = lab.evaluate("(root) => parseFloat(getComputedStyle(root).fontSize)")
+        assert svg.evaluate(SMALLEST_TEXT) >= font - 0.01  # ninguna letra más chica que la del notebook
+        assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
+        # La última caja se alcanza desplazando el dibujo.
+        last = lab.locator("svg [data-label='after-save-b:3']")
+        last.scroll_into_view_if_needed()
+        assert picture.evaluate("(p) => p.scrollLeft") > 0 or not scrolls
+        step(lab, lambda: last.click())
+        expect(lab.locator("select")).to_have_value("after-save-b:3")
+        shot(page, f"chica_{app}")
+    finally:
+        page.close()
+        server.shutdown_kernels()
+
+
+def save(page):
+    """File → Save Notebook por el menú, y espera a que el servidor guarde el archivo."""
+    with page.expect_response(
+        lambda r: r.request.method == "PUT" and "/api/contents/" in r.url, timeout=STEP_MS
+    ) as saved:
+        page.get_by_role("menuitem", name="File", exact=True).click()
+        page.get_by_role("menuitem", name=re.compile(r"^Save Notebook(?! As)")).click()
+    assert saved.value.ok
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server, browser, app):
+    from playwright.sync_api import expect
+
+    name, folder = lab_notebook(server, f"recarga_{app}")
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        lab = open_lab(page, server, app, name)
+        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+        expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
+        save(page)
+        saved = nbformat.read(folder / "lab.ipynb", as_version=4)
+        assert "widgets" in saved.metadata  # la página guarda el estado del laboratorio al guardar
+
+        # Con el kernel vivo, el widget vuelve tal cual y responde.
+        page.reload()
+        lab = page.locator(".cl-root")
+        expect(lab).to_be_visible(timeout=STEP_MS)
+        expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
+        expect(lab.locator("svg .cl-mark-kill")).to_have_count(1)
+        step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
+        assert processes(folder) == ["corrida", "corrida --resume"]
+        save(page)
+
+        # Sin ese kernel (apagado; el notebook arranca uno nuevo): el dibujo del último estado y la
+        # línea que pide ejecutar la celda, nunca «Error displaying widget».
+        server.shutdown_kernels()
+        page.reload()
+        server.wait_for_idle_kernel()
+        lab = page.locator(".cl-root")
+        expect(lab).to_be_visible(timeout=STEP_MS)
+        expect(lab.locator(".cl-offline")).to_be_visible(timeout=STEP_MS)
+        expect(lab.locator(".cl-offline")).to_contain_text("ejecuta esta celda")
+        expect(lab.locator(".cl-picture svg")).to_be_visible()
+        expect(lab.locator("svg [data-state='reanudación']")).not_to_have_count(0)  # el último estado
+        expect(lab.get_by_role("button", name="Ejecutar", exact=True)).to_be_disabled()
+        expect(page.get_by_text("Error displaying widget")).to_have_count(0)
+        assert processes(folder) == ["corrida", "corrida --resume"]
+        shot(page, f"recarga_{app}")
     finally:
         page.close()
         server.shutdown_kernels()

@@ -5,8 +5,10 @@ dice qué queda en disco, y eso dice qué rama toma reconcile y cuántas veces c
 """
 
 import ast
+import html
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -489,3 +491,98 @@ def test_an_engine_variant_without_its_module_is_not_in_the_menu():
     assert menu == "['dos-puntos', 'solo-b']"
     assert message.startswith("Variante desconocida: dbos. Usa una de: dos-puntos, solo-b.")
     assert "«Más allá»" in message
+
+
+# —— Lo que lee quien usa un lector de pantalla, y las palabras de cada valor (issue 27) ——
+
+
+def test_the_picture_is_a_group_of_gap_buttons_with_the_chosen_one_pressed(lab):
+    lab.choose(label="after-tool:2", variant="dos-puntos")
+    picture = lab.widget.view["picture"]
+    assert "role='group'" in picture and "role='img'" not in picture  # tiene botones: no es una imagen
+    assert picture.count("role='button'") == 12
+    assert picture.count("aria-pressed='true'") == 1
+    assert "data-label='after-tool:2' role='button' tabindex='-1' aria-pressed='true'" in picture
+    assert "aria-label='Caída en turno 2 · ② herramienta ejecutada" in picture  # sin espacios delante
+
+
+def test_the_history_counts_past_99(lab):
+    for _ in range(104):
+        lab.reset()
+    history = lab.widget.view["history"]
+    assert "<span class='cl-n'>104.</span> Reiniciar" in history  # el número en el texto, entero
+    assert "(y 96 pasos anteriores)" in history and "start=" not in history
+
+
+def test_branch_values_are_spanish_words_not_their_keys(lab):
+    lab.choose(label="after-effect-write:3", variant="dos-puntos")
+    lab.run()
+    lab.resume()
+    assert lab.last.branch == "hit"
+    assert "Rama de reconcile: acierto · está en el registro" in lab.summary()
+    lab.choose(label="after-tool:1", variant="dos-puntos")
+    lab.run()
+    lab.resume()
+    assert "Rama de reconcile: repetida · no está en el registro" in lab.summary()
+    for shown in (lab.summary(), lab.widget.view["disk"], lab.widget.view["picture"]):
+        text = re.sub(r"<style>.*?</style>|<[^>]*>", " ", shown)  # lo que se lee, sin etiquetas ni estilos
+        assert not re.search(r"\b(hit|rerun|none)\b|\w\((s|es)\)", text), text
+
+
+def test_resume_reason_matches_a_crash_before_any_checkpoint(lab):
+    assert "Pulsa Ejecutar primero" in lab.resume_blocker()  # nada corrió todavía
+    lab.choose(label="after-tool:1", variant="solo-b")
+    lab.run()  # solo B muere antes de guardar nada: no hay checkpoint.json
+    reason = lab.widget.view["resume_blocker"]
+    assert (
+        "murió en «turno 1 · ② herramienta ejecutada" in reason
+        and "antes de escribir checkpoint.json" in reason
+    )
+    assert "Pulsa Ejecutar primero" not in reason
+    assert lab.widget.view["run_blocker"] == ""  # la razón de Ejecutar (y del menú) queda vacía
+    lab.reset()
+    assert "Pulsa Ejecutar primero" in lab.resume_blocker()
+
+
+def test_hello_from_a_view_gets_an_answer_without_a_new_screen(lab, monkeypatch):
+    sent = []
+    monkeypatch.setattr(lab.widget, "send", lambda content, buffers=None: sent.append(content))
+    ticket = lab.widget.view["ticket"]
+    lab._on_message(lab.widget, {"action": "hello"}, [])
+    assert sent == [{"action": "hello"}] and lab.widget.view["ticket"] == ticket
+
+
+def test_the_saved_preview_describes_the_last_state(lab):
+    lab.choose(label="after-tool:3", variant="dos-puntos")
+    lab.run()
+    lab.resume()
+    data, _ = lab._repr_mimebundle_()
+    alt = html.unescape(re.search(r'<img alt="([^"]*)"', data["text/html"]).group(1))
+    assert alt.startswith("Qué pasó en cada turno. Turno 1, read_notes: save A (pending=read_notes)")
+    assert "El proceso murió en «turno 3 · ② herramienta ejecutada, registro sin escribir»." in alt
+    assert "sin correr" not in data["text/html"] and "Pulsa un hueco" not in data["text/html"]
+
+
+STORED_PICTURES = ["leccion_6_puntos_de_control", "laboratorio_de_caidas", "mas_alla_motor_durable"]
+
+
+@pytest.mark.parametrize("name", STORED_PICTURES)
+def test_every_stored_picture_has_alt_text(name):
+    """Cada dibujo guardado en los notebooks (SVG de la lección, vista previa del laboratorio) llega a
+    nbconvert como una imagen con texto alternativo, nunca con su «No description has been provided»."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(os.path.join(REPO_ROOT, "notebooks", f"{name}.ipynb"), as_version=4)
+    pictures = [
+        o.data
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "image/svg+xml" in o.get("data", {}) or "cl-preview" in o.get("data", {}).get("text/html", "")
+    ]
+    assert pictures, "el notebook no guarda ningún dibujo"
+    for data in pictures:
+        assert re.search(r"<img alt=\"[^\"]{20,}\"", data["text/html"]), data["text/html"][:200]
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    assert "No description has been provided" not in body

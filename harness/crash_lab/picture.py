@@ -1,7 +1,9 @@
 """El dibujo del laboratorio: los turnos como cajas (save A → herramienta → registro → save B).
 
 Cada caja se pinta con lo que pasó (``timeline``), nunca con lo elegido; antes de correr nada las
-cajas quedan «sin correr». Cada hueco entre pasos es un botón que elige esa caída. Los colores salen
+cajas quedan «sin correr». Cada hueco entre pasos es un botón que elige esa caída (el elegido, con
+``aria-pressed``); el dibujo es un grupo con nombre, no una imagen, porque tiene botones. Se dibuja a
+su tamaño, con el texto a la letra del notebook, y se desplaza si no cabe. Los colores salen
 de variables CSS con el tema claro u oscuro de JupyterLab, con valores de reserva para nbviewer o
 GitHub; el color nunca va solo: cada estado lleva su palabra y su símbolo.
 """
@@ -12,7 +14,8 @@ from harness.crash_lab.timeline import RESUME, RUN, SAVE_B, STEP_KINDS, TOOL, TU
 from harness.crash_lab.variants import describe_label, exists_in, get
 from harness.crash_lab.words import split_label
 
-_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 128, 46, 28, 82, 58, 8
+_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 164, 50, 28, 100, 62, 8
+FONT = 13  # el tamaño de letra de la interfaz de JupyterLab (--jp-ui-font-size1): nunca menos
 WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
 
 # (clase, símbolo y palabra) de cada estado de una caja.
@@ -45,8 +48,10 @@ STYLE = (
     ".cl-svg .cl-next-cross{stroke:var(--cl-kill);stroke-width:2}"
     ".cl-svg .cl-arrow{fill:var(--cl-fg)}"
     ".cl-svg .cl-gap rect{fill:transparent}.cl-svg .cl-gap{cursor:pointer}"
-    ".cl-svg .cl-gap:hover rect,.cl-svg .cl-gap:focus rect{fill:var(--cl-kill);fill-opacity:.18}"
-    ".cl-svg .cl-gap:focus{outline:none}.cl-svg .cl-mark-kill,.cl-svg .cl-mark-next{pointer-events:none}"
+    ".cl-svg .cl-gap:hover rect{fill:var(--cl-kill);fill-opacity:.18}"
+    # El foco: un borde del color del texto (más de 3:1 contra el fondo), no solo un tinte.
+    ".cl-svg .cl-gap:focus{outline:none}.cl-svg .cl-gap:focus-visible rect{stroke:var(--cl-fg);"
+    "stroke-width:3;fill:var(--cl-bg)}.cl-svg .cl-mark-kill,.cl-svg .cl-mark-next{pointer-events:none}"
     "</style>"
 )
 
@@ -79,10 +84,10 @@ def _box(x, y, state, title, detail):
     cx = x + _BOX_W / 2
     return (
         f"<g class='{cls}' data-state='{state}'><rect class='cl-box' x='{x}' y='{y}' width='{_BOX_W}' "
-        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='{y + 14}' text-anchor='middle' font-size='12' "
-        f"font-weight='bold'>{title}</text><text x='{cx}' y='{y + 28}' text-anchor='middle' "
-        f"font-size='10.5'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='{y + 41}' "
-        f"text-anchor='middle' font-size='10.5'>{status}</text></g>"
+        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='{y + 15}' text-anchor='middle' font-size='{FONT}' "
+        f"font-weight='bold'>{title}</text><text x='{cx}' y='{y + 30}' text-anchor='middle' "
+        f"font-size='{FONT}'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='{y + 45}' "
+        f"text-anchor='middle' font-size='{FONT}'>{status}</text></g>"
     )
 
 
@@ -105,15 +110,19 @@ def _marker(turn, step, planned):
     )
 
 
-def _gap_target(turn, step, variant):
-    """Un hueco que se puede pulsar para elegir la caída «después de este paso» en este turno."""
+def _gap_target(turn, step, variant, chosen):
+    """Un hueco que se puede pulsar para elegir la caída «después de este paso» en este turno; el
+    elegido lleva ``aria-pressed='true'``. Solo uno entra en el orden del tabulador (la página mueve
+    el foco entre huecos con las flechas)."""
     label = f"{STEP_KINDS[step]}:{turn}"
     if turn > len(TURN_TOOLS) or not exists_in(label, variant):
         return ""
     x, y = _LEFT + step * (_BOX_W + _GAP) + _BOX_W, _TOP + (turn - 1) * _ROW_H
-    name = html.escape(f"Elegir la caída: {describe_label(label, variant)}")
+    name = html.escape(f"Caída en {describe_label(label, variant)}")
+    pressed = "true" if label == chosen else "false"
     return (
-        f"<g class='cl-gap' data-label='{label}' role='button' tabindex='0' aria-label='{name}'>"
+        f"<g class='cl-gap' data-label='{label}' role='button' tabindex='-1' aria-pressed='{pressed}' "
+        f"aria-label='{name}'>"
         f"<title>{name}</title><rect x='{x}' y='{y}' width='{_GAP}' height='{_BOX_H}'/></g>"
     )
 
@@ -125,8 +134,10 @@ def turn_svg(timeline, chosen, chosen_variant):
     parts = []
     for turn in turns:
         y = _TOP + (turn.number - 1) * _ROW_H
-        parts.append(f"<text x='2' y='{y + 20}' font-size='13' font-weight='bold'>turno {turn.number}</text>")
-        parts.append(f"<text x='2' y='{y + 35}' font-size='10.5'>{html.escape(turn.tool)}</text>")
+        parts.append(
+            f"<text x='2' y='{y + 20}' font-size='{FONT}' font-weight='bold'>turno {turn.number}</text>"
+        )
+        parts.append(f"<text x='2' y='{y + 37}' font-size='{FONT}'>{html.escape(turn.tool)}</text>")
         for step in range(len(STEP_KINDS)):
             x = _LEFT + step * (_BOX_W + _GAP)
             state = _box_state(turn if timeline.ran else None, step, timeline)
@@ -134,7 +145,7 @@ def turn_svg(timeline, chosen, chosen_variant):
             if step < SAVE_B:
                 parts.append(
                     f"<text class='cl-arrow' x='{_gap_x(step)}' y='{y + _BOX_H / 2 + 4}' "
-                    "text-anchor='middle' font-size='13'>→</text>"
+                    f"text-anchor='middle' font-size='{FONT}'>→</text>"
                 )
     if timeline.crash:
         parts.append(_marker(*timeline.crash, planned=False))
@@ -142,18 +153,46 @@ def turn_svg(timeline, chosen, chosen_variant):
         kind, turn = split_label(chosen)
         if timeline.crash != (turn, STEP_KINDS.index(kind)):
             parts.append(_marker(turn, STEP_KINDS.index(kind), planned=True))
-    parts += [_gap_target(t.number, s, chosen_variant) for t in turns for s in range(len(STEP_KINDS))]
+    gaps = [_gap_target(t.number, s, chosen_variant, chosen) for t in turns for s in range(len(STEP_KINDS))]
     height = _TOP + len(turns) * _ROW_H
-    title = "Qué pasó en cada turno" if timeline.ran else "Los turnos de la corrida, todavía sin correr"
     return (
-        f"<svg class='cl-svg' xmlns='http://www.w3.org/2000/svg' width='100%' "
-        f"style='max-width:{WIDTH}px' viewBox='0 0 {WIDTH} {height}' role='img'>"
-        f"<title>{title}</title>{STYLE}{''.join(parts)}</svg>"
+        f"<svg class='cl-svg' xmlns='http://www.w3.org/2000/svg' width='{WIDTH}' height='{height}' "
+        f"viewBox='0 0 {WIDTH} {height}' role='group' aria-label='{picture_title(timeline)}'>"
+        f"<title>{picture_title(timeline)}</title>{STYLE}{''.join(parts)}{''.join(gaps)}</svg>"
     )
+
+
+def picture_title(timeline):
+    return "Qué pasó en cada turno" if timeline.ran else "Los turnos de la corrida, todavía sin correr"
+
+
+def describe(timeline, chosen, variant):
+    """El dibujo en palabras (el texto alternativo de la imagen guardada): cada turno, cada caja con su
+    estado, dónde murió el proceso y la caída elegida."""
+    empty = ((),) * len(STEP_KINDS)
+    turns = timeline.turns or tuple(Turn(n, tool, empty, "") for n, tool in enumerate(TURN_TOOLS, 1))
+    lines = [picture_title(timeline) + "."]
+    for turn in turns:
+        boxes = []
+        for step in range(len(STEP_KINDS)):
+            title, detail = _texts(turn, step, timeline.variant)
+            state = STATES[_box_state(turn if timeline.ran else None, step, timeline)][1]
+            boxes.append(f"{title} ({detail}): {state}")
+        lines.append(f"Turno {turn.number}, {turn.tool}: " + "; ".join(boxes) + ".")
+    if timeline.crash:
+        turn, step = timeline.crash
+        where = describe_label(f"{STEP_KINDS[step]}:{turn}", timeline.variant)
+        lines.append(f"El proceso murió en «{where}».")
+    if chosen and exists_in(chosen, variant):
+        lines.append(f"Próxima caída elegida: {describe_label(chosen, variant)}.")
+    return " ".join(lines)
 
 
 LEGEND = (
     "✓ en la corrida · ↻ al reanudar · ⚠ 2 veces (corrió en los dos procesos) · — no ocurrió · "
-    "✕ aquí murió el proceso · ◌ la próxima caída elegida. Pulsa un hueco entre dos pasos para elegir "
-    "ahí la caída (o usa el menú «Caída en»)."
+    "✕ aquí murió el proceso · ◌ la próxima caída elegida."
+)
+HOW_TO_CHOOSE = (
+    "Pulsa un hueco entre dos pasos para elegir ahí la caída (con el teclado: Tab hasta el dibujo, las "
+    "flechas entre huecos, Enter para elegir), o usa el menú «Caída en»."
 )

@@ -9,13 +9,13 @@ import base64
 import html
 from typing import NamedTuple
 
-from harness.crash_lab.picture import LEGEND, WIDTH, turn_svg
+from harness.crash_lab.picture import LEGEND, describe, turn_svg
 from harness.crash_lab.variants import describe_label, get
 from harness.crash_lab.words import ACTIONS, plural, times
 
 HISTORY_SHOWN = 8
 PREVIEW_LINE = (
-    "Vista previa guardada del laboratorio de caídas (sin correr). Ejecuta esta celda para usarlo: "
+    "Vista guardada: el dibujo del último estado del laboratorio. Ejecuta esta celda para usarlo: "
     "elegir la caída, Ejecutar, Reanudar y Reiniciar."
 )
 
@@ -63,8 +63,8 @@ def branch_title(step):
 def branch_text(step):
     """La rama de reconcile (o lo que hizo el motor) en palabras, o por qué todavía no hay una."""
     words = get(step.variant).words
-    if step.branch in words.branches:
-        return f"{step.branch} · {words.branches[step.branch]}"
+    if step.branch in words.branches:  # la palabra de la rama, no su clave («hit», «rerun»)
+        return f"{words.branch_short[step.branch]} · {words.branches[step.branch]}"
     if step.action == "resume" and step.run and step.run.returncode != 0:
         return f"ninguna: la reanudación no pudo leer {words.unread}"
     if step.action == "resume" and step.run:
@@ -123,14 +123,17 @@ def history_line(step):
 
 
 def history_html(steps):
-    """Los últimos pasos, el más reciente al final."""
+    """Los últimos pasos, el más reciente al final. El número de cada paso va en el texto (no en la
+    viñeta de la lista, que se corta pasado el 99)."""
     if not steps:
         return "<p class='cl-muted'>Todavía no diste ningún paso.</p>"
     shown = steps[-HISTORY_SHOWN:]
     more = len(steps) - len(shown)
     head = f"<p class='cl-muted'>(y {plural(more, 'paso anterior', 'pasos anteriores')})</p>" if more else ""
-    items = "".join(f"<li>{html.escape(history_line(s))}</li>" for s in shown)
-    return f"{head}<ol class='cl-history' start='{shown[0].number}'>{items}</ol>"
+    items = "".join(
+        f"<li><span class='cl-n'>{s.number}.</span> {html.escape(history_line(s))}</li>" for s in shown
+    )
+    return f"{head}<ol class='cl-history'>{items}</ol>"
 
 
 def log_html(step):
@@ -161,18 +164,19 @@ def disk_html(step):
 
 
 def preview_html(timeline, chosen, variant):
-    """Lo que se guarda en el notebook junto al widget: el dibujo y una línea que dice que hay que
-    ejecutar la celda (GitHub, nbviewer o un notebook sin correr muestran esto)."""
+    """Lo que se guarda en el notebook junto al widget: el dibujo del último estado, con su texto
+    alternativo, y una línea que dice que hay que ejecutar la celda (GitHub, nbviewer, un notebook sin
+    kernel o uno guardado muestran esto)."""
+    alt = html.escape(describe(timeline, chosen, variant), quote=True)
     return (
         f"<div class='cl-preview'><p><b>Laboratorio de caídas</b> · {html.escape(PREVIEW_LINE)}</p>"
-        f"<img alt='{html.escape(LEGEND)}' src='{_svg_image(turn_svg(timeline, chosen, variant))}'/>"
-        f"<p>{html.escape(LEGEND)}</p></div>"
+        f"<div style='overflow-x:auto'><img alt=\"{alt}\" src='{_svg_image(turn_svg(timeline, chosen, variant))}'/>"
+        f"</div><p>{html.escape(LEGEND)}</p></div>"
     )
 
 
 def _svg_image(svg):
     """El SVG como imagen (data:), con fondo claro propio: un notebook sin confianza limpia el SVG en
     línea del HTML guardado, pero deja una imagen; y una imagen no ve el tema de la página."""
-    svg = svg.replace("role='img'>", "role='img'><rect width='100%' height='100%' fill='#ffffff'/>", 1)
-    svg = svg.replace("width='100%' style=", f"width='{WIDTH}' style=", 1)
+    svg = svg.replace("<style>", "<rect width='100%' height='100%' fill='#ffffff'/><style>", 1)
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")

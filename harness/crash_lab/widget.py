@@ -22,7 +22,7 @@ import traitlets
 
 from harness.contract import CHECKPOINT_FILE
 from harness.crash_lab import variants, view
-from harness.crash_lab.picture import LEGEND, turn_svg
+from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
@@ -147,6 +147,12 @@ class CrashLab:
         """Por qué Reanudar no tiene sentido ahora ('' si lo tiene)."""
         state = variants.get(self._run_variant).resume_file
         if not os.path.exists(os.path.join(self._workdir_abs, state)):
+            if self._story and self.last.action == "run":  # recién se ejecutó: murió antes de escribirlo
+                where = describe_label(self._story_label, self._run_variant)
+                return (
+                    f"La corrida murió en «{where}», antes de escribir {state}: no hay nada que reanudar. "
+                    "Elige una caída más adelante y vuelve a Ejecutar."
+                )
             return f"No hay {state} en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
         if self._story and self._story[-1][1].returncode == 0 and self.last.action in ("run", "resume"):
             return "La última corrida llegó a [done]: no queda nada que reanudar. Elige una caída y Ejecuta."
@@ -268,7 +274,7 @@ class CrashLab:
             ],
             "label": self.label,
             "picture": turn_svg(self._timeline(), self.label, self.variant),
-            "legend": LEGEND,
+            "legend": f"{LEGEND} {HOW_TO_CHOOSE}",
             "story": (
                 f"El dibujo muestra la corrida con «{variants.get(shown).label}» "
                 f"({describe_label(self._story_label, shown)}); Reanudar usa esa misma variante."
@@ -286,8 +292,14 @@ class CrashLab:
 
     def _on_message(self, _widget, content, _buffers):
         """Un clic de la página. Uno hecho sobre una pantalla vieja (un segundo clic que llegó mientras
-        corría el primero) se descarta: el kernel no lanza un segundo proceso."""
-        if not isinstance(content, dict) or content.get("ticket") != self.widget.view.get("ticket"):
+        corría el primero) se descarta: el kernel no lanza un segundo proceso. «hello» lo manda cada
+        vista al dibujarse y la respuesta le dice que hay un kernel detrás (sin cambiar la pantalla); una
+        vista restaurada de un notebook guardado no la recibe y sigue pidiendo ejecutar la celda."""
+        if not isinstance(content, dict):
+            return
+        if content.get("action") == "hello":
+            return self.widget.send({"action": "hello"})
+        if content.get("ticket") != self.widget.view.get("ticket"):
             return
         self.click(content.get("action"), content.get("label"), content.get("variant"))
 
