@@ -272,12 +272,17 @@ function render({ model, el }) {
   ui.root.classList.add("cl-saved");
   ui.offline.textContent = OFFLINE;
   update();
-  model.on("change:view", update);
+  // Una pantalla nueva también prueba que hay un kernel detrás (por si un visor no entrega la respuesta).
+  const arrived = () => {
+    live = true;
+    update();
+  };
+  model.on("change:view", arrived);
   model.on("msg:custom", hello);
   model.send({ action: "hello" });
   keepStateOnSave(model.widget_manager);
   return () => {
-    model.off("change:view", update);
+    model.off("change:view", arrived);
     model.off("msg:custom", hello);
   };
 }
