@@ -270,4 +270,11 @@ def show_incident(fn):
     print("\n$ python agent.py --resume")
     print(resumed.stdout.rstrip() or resumed.stderr.rstrip())
     copies = read_disk_state(workdir).report_copies
-    print(f"\n{REPORT_PATH}: " + ("no existe" if not copies else f"existe ({copies} copia(s) del reporte)"))
+    print(
+        f"\n{REPORT_PATH}: "
+        + (
+            "no existe"
+            if not copies
+            else f"existe ({copies} {'copia' if copies == 1 else 'copias'} del reporte)"
+        )
+    )

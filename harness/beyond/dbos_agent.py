@@ -104,7 +104,8 @@ class _Replay:
 
     def _tell(self, turn, tool):
         print(
-            f"[resume] flujo {DBOS.workflow_id}: {self.steps} paso(s) devueltos desde la base, sin ejecutarlos"
+            f"[resume] flujo {DBOS.workflow_id}: {self.steps} {'paso devuelto' if self.steps == 1 else 'pasos devueltos'} "
+            "desde la base, sin ejecutarlos"
         )
         if tool is not None:
             where = f"{RESUME_PREFIX} turn={turn} paso={self.steps + 1} tool_use_id={tool['id']} name={tool['name']}"
