@@ -5,9 +5,18 @@ Una prueba que pide ``agent`` corre una vez por agente: el de referencia (``solu
 ``notebook``), medidos con la misma vara. ``pytest --agent RUTA`` prueba en cambio solo ese agent.py
 (id ``otro``). La suite de conformidad (``tests/conformance/``) corre así cada una de sus pruebas; fuera
 de ella piden ``agent`` el laboratorio de caídas y las pruebas de la exportación.
+
+Los niveles (marcas en ``pyproject.toml``): ``slow`` marca lo que tarda (las celdas de los notebooks
+también, acá), y ``pytest -m "not slow"`` es el nivel rápido. ``needs_bwrap``, ``needs_strace``,
+``needs_postgres`` y ``browser`` piden una herramienta de la máquina: sin ella la prueba se salta con un
+solo motivo por marca, y en CI (que instala todo) falla. Al final, la cuenta de saltadas por motivo.
 """
 
+import importlib.util
 import os
+import shutil
+from collections import Counter
+from functools import cache
 
 import pytest
 from course_files import LESSON_NOTEBOOK
@@ -62,3 +71,88 @@ def agent(request):
 def workdir(tmp_path):
     """Un directorio de trabajo vacío para el agente."""
     return tmp_path
+
+
+# —— Niveles: lo que cada marca pide de la máquina, y la cuenta de lo que se saltó ——
+
+
+def bwrap_works():
+    from solutions.grading import sandbox
+
+    return sandbox.available()  # lo prueba de verdad: puede estar instalado y no poder aislar
+
+
+def postgres_installed():
+    from maintainer import postgres
+
+    try:
+        postgres.binaries()
+    except postgres.PostgresMissingError:
+        return False
+    return True
+
+
+def chromium_and_playwright():
+    from maintainer.jupyter_browser import CHROMIUM
+
+    return os.path.exists(CHROMIUM) and importlib.util.find_spec("playwright") is not None
+
+
+# marca: (¿está?, el motivo de la prueba que se salta sin ella)
+TOOLS = {
+    "needs_bwrap": (
+        bwrap_works,
+        "falta bubblewrap (bwrap) o no puede aislar en esta máquina: apt-get install bubblewrap util-linux",
+    ),
+    "needs_strace": (lambda: shutil.which("strace") is not None, "falta strace: apt-get install strace"),
+    "needs_postgres": (
+        postgres_installed,
+        "falta PostgreSQL (/usr/lib/postgresql/*/bin/initdb): apt-get install postgresql",
+    ),
+    "browser": (
+        chromium_and_playwright,
+        'falta Chromium (/usr/bin/chromium) o playwright: apt-get install chromium; pip install -e ".[test]"',
+    ),
+}
+
+
+@cache
+def available(marker):
+    """¿Tiene esta máquina lo que pide ``marker``? Se averigua una vez por corrida."""
+    return TOOLS[marker][0]()
+
+
+def pytest_collection_modifyitems(config, items):
+    from nbval.plugin import IPyNbCell
+
+    for item in items:
+        if isinstance(item, IPyNbCell):  # cada celda de notebooks/, ejecutada y comparada por nbval
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Antes de armar los fixtures: sin la herramienta de una marca, se salta (o falla en CI)."""
+    for marker in TOOLS:
+        if item.get_closest_marker(marker) and not available(marker):
+            reason = TOOLS[marker][1]
+            if os.environ.get("CI"):
+                pytest.fail(f"CI instala todo lo que piden las pruebas, y {reason}", pytrace=False)
+            pytest.skip(reason)
+
+
+def skip_reason(report):
+    """El motivo de una prueba saltada, sin el «Skipped: » que le antepone pytest."""
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Siempre, también con 0: cuántas pruebas se saltaron, y por qué (CI lo deja en su registro)."""
+    reasons = Counter(skip_reason(r) for r in terminalreporter.stats.get("skipped", []))
+    if not reasons:
+        terminalreporter.write_line("Pruebas saltadas: 0")
+        return
+    terminalreporter.write_line(f"Pruebas saltadas por motivo ({sum(reasons.values())}):")
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"  {count:4d}  {reason}")

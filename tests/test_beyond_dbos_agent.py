@@ -34,6 +34,7 @@ def crash_and_resume(workdir, label, variant):
     return resumed, report_copies(os.path.join(workdir, "report.txt"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_at_least_once_write_report(tmp_path, kind):
     """Sin clave, la ventana ② del tercer turno deja dos copias: el motor re-ejecuta el paso."""
@@ -42,6 +43,7 @@ def test_at_least_once_write_report(tmp_path, kind):
     assert copies == (2 if kind == "after-tool" else 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", EVERY_POINT)
 def test_idempotent_write_report_one_copy_after_every_point(tmp_path, label):
     resumed, copies = crash_and_resume(tmp_path, label, "idempotente")

@@ -9,13 +9,11 @@ import pytest
 from harness.beyond.two_workers import run_two_workers
 from maintainer import postgres
 
+pytestmark = [pytest.mark.needs_postgres, pytest.mark.slow]
+
 
 @pytest.fixture(scope="module")
 def postgres_url():
-    try:
-        postgres.binaries()
-    except postgres.PostgresMissingError as err:
-        pytest.skip(f"sin PostgreSQL en esta máquina, se salta la prueba de dos trabajadores: {err}")
     url, folder = postgres.start()
     yield url
     postgres.stop(folder)

@@ -13,7 +13,7 @@ import re
 import nbformat
 import pytest
 
-from maintainer.jupyter_browser import CHROMIUM, jupyter_server, launch, open_notebook, run_all
+from maintainer.jupyter_browser import jupyter_server, launch, open_notebook, run_all
 from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
 
@@ -28,10 +28,7 @@ sys.argv[0] = {agent!r}
 runpy.run_path({agent!r}, run_name="__main__")
 """
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
-    reason="Falta el Chromium de Debian (/usr/bin/chromium): «apt-get install chromium».",
-)
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # sin Chromium, se salta (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +144,10 @@ def test_double_click_starts_one_process_and_the_picture_shows_the_resume(server
 
 # Contraste WCAG de cada texto del laboratorio, con los estilos calculados por el navegador: el color
 # del texto (``fill`` en el SVG) contra el primer fondo opaco detrás (la caja del SVG, o un ancestro).
+# El cambio de tema aplica sus variables CSS con una transición: se mide cuando no queda ninguna en
+# curso (las animaciones que no terminan, como el parpadeo del cursor, no son transiciones).
+TRANSITIONS_DONE = """() => document.getAnimations()
+  .every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')"""
 CONTRAST = """(root) => {
   const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => {
@@ -237,7 +238,7 @@ def test_dark_theme_contrast_and_a_1024_window(dark_server, browser):
         step(lab, lambda: lab.get_by_role("button", name="Cortar checkpoint.json", exact=True).click())
         step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
         expect(lab.locator(".cl-err")).not_to_have_count(0)  # la línea de error, en su color
-        page.wait_for_timeout(300)  # el cambio de tema aplica sus variables CSS con una transición
+        page.wait_for_function(TRANSITIONS_DONE, timeout=STEP_MS)  # los colores ya son los del tema
         texts = lab.evaluate(CONTRAST)
         assert len(texts) > 50
         low = [t for t in texts if t["ratio"] < 4.5]

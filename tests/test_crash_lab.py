@@ -330,6 +330,7 @@ def open_step_has_output(state, turn):
     return any(n == 2 * turn and output != "—" for n, _, output in steps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label, variant", ENGINE_CASES)
 def test_engine_variant_shows_what_the_engine_did(lab, label, variant):
     kind, turn = label.split(":")

@@ -6,10 +6,9 @@ import threading
 
 import pytest
 
-from solutions.grading import sandbox
 from solutions.grading.judge import runner
 
-pytestmark = pytest.mark.skipif(not sandbox.available(), reason="hace falta bubblewrap (bwrap)")
+pytestmark = pytest.mark.needs_bwrap
 
 # Deja un proceso separado (su propia sesión) y cuenta los procesos que ve el aislamiento.
 LEAVES_A_PROCESS = """

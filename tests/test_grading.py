@@ -7,6 +7,7 @@ entregas se arman desde las fuentes: la versión repartida con las celdas de res
 import csv
 import hashlib
 import os
+import select
 import shutil
 import socket
 import subprocess
@@ -57,6 +58,7 @@ def comparable(nb):
     return meta, [(c.cell_type, c.get("id"), c.source, c.metadata) for c in nb.cells]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXERCISES)
 def test_released_notebook_is_what_nbgrader_generates(course, name):
     _, released = course
@@ -74,6 +76,7 @@ def test_released_notebook_outputs_have_no_machine_paths(name):
         assert path not in text
 
 
+@pytest.mark.slow
 def test_unanswered_cells_are_tagged_raises_exception(course):
     """nbval solo acepta un error en una celda marcada; nbgrader pone el NotImplementedError."""
     for name in EXERCISES:
@@ -107,12 +110,16 @@ def validate(course_dir, folder, *flags):
     return done.stdout + done.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_source_notebooks_pass_their_own_tests(course):
     course_dir, _ = course
     out = validate(course_dir, SOURCE)
     assert out.count("Success! Your notebook passes all the tests.") == len(EXERCISES), out
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_released_notebooks_fail_every_test_until_answered(course):
     course_dir, _ = course
     out = validate(course_dir, NOTEBOOKS, "--invert")
@@ -187,6 +194,8 @@ def graded(course):
     return course_dir, done, before, reached
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_adversarial_class_gets_honest_scores(graded):
     course_dir, done, _, _ = graded
     assert done.returncode == 0, done.stderr[-3000:]
@@ -205,9 +214,45 @@ def test_adversarial_class_gets_honest_scores(graded):
         assert float(grades[student]["max_score"]) == MAX_SCORE
 
 
+def leftovers(course_dir):
+    """Los procesos vivos que miran dentro de ``course_dir``: su carpeta actual o su línea de comandos."""
+    inside = str(course_dir) + os.sep
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd") + os.sep
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ya terminó (o es un zombi)
+            continue
+        if cwd.startswith(inside) or inside in cmdline:
+            found.append((int(pid), cmdline))
+    return found
+
+
+def await_leftovers(course_dir, limit_s=30):
+    """Espera a que termine cada proceso que dejó la calificación en ``course_dir`` (con un pidfd, sin
+    dormir): cuando vuelve, lo que una entrega hubiera dejado corriendo ya actuó. El límite solo corta un
+    proceso que no termina nunca, y eso ya es un fallo."""
+    deadline = time.monotonic() + limit_s
+    while found := leftovers(course_dir):
+        for pid, cmdline in found:
+            try:
+                pidfd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue
+            try:
+                ended, _, _ = select.select([pidfd], [], [], max(0, deadline - time.monotonic()))
+            finally:
+                os.close(pidfd)
+            assert ended, f"un proceso de la calificación sigue vivo: {pid} {cmdline}"
+
+
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_grading_leaves_repository_and_course_unchanged(graded):
     course_dir, _, before, _ = graded
-    time.sleep(3)  # lo que una entrega hubiera dejado corriendo ya habría actuado
+    await_leftovers(course_dir)
     assert (course_digest(course_dir), repo_digest()) == before
     with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
         assert gb.find_student("escapa")
@@ -217,6 +262,8 @@ def test_grading_leaves_repository_and_course_unchanged(graded):
     assert [p for p in links if os.path.islink(p)] == []
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_the_graders_secrets_do_not_reach_the_graded_notebooks(graded):
     """La entrega que escapa imprime su entorno: la clave de quien califica no está ahí, ni en ningún
     notebook calificado (lo que vuelve a cada estudiante como devolución)."""
@@ -231,6 +278,8 @@ def test_the_graders_secrets_do_not_reach_the_graded_notebooks(graded):
                 assert SECRET.encode() not in f.read(), os.path.join(folder, name)
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_a_submission_has_no_network(graded):
     """Sin red dentro del aislamiento: la conexión de la entrega que escapa nunca llegó al puerto."""
     course_dir, done, _, reached = graded
@@ -250,6 +299,8 @@ def timed_out_cells(course_dir, student):
     )
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_a_looping_submission_costs_one_timeout(graded):
     """El bucle infinito de una respuesta corta una sola celda: las de prueba no vuelven a correrlo."""
     course_dir, done, _, _ = graded
@@ -258,6 +309,8 @@ def test_a_looping_submission_costs_one_timeout(graded):
     assert {s: timed_out_cells(course_dir, s) for s in CLASS} == {s: int(s in loops) for s in CLASS}
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_a_printing_loop_keeps_a_bounded_output(graded):
     """Lo que imprime una celda hasta su corte se recorta mientras llega: quien califica guarda su
     presupuesto y una línea que lo dice, no todo lo que imprimió."""
@@ -274,6 +327,8 @@ def test_a_printing_loop_keeps_a_bounded_output(graded):
     assert sum(map(len, texts)) <= WarmExecute.output_budget.default_value + 200
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):
     """Un notebook que no es JSON: el comando sale con 1 y nombra a quien no pudo calificar."""
     course_dir, released = course
@@ -315,6 +370,8 @@ def test_the_measured_truth_is_named_only_while_a_class_is_graded(tmp_path, monk
         assert truth.TRUTH_FILE_ENV not in os.environ
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_autograde_by_hand_is_protected_too(graded):
     """``nbgrader autograde`` a mano (sin ``grade_class``) usa la misma configuración: la entrega que
     deja enlaces en su carpeta no alcanza el repositorio ni se lleva más puntos."""
@@ -330,6 +387,8 @@ def test_autograde_by_hand_is_protected_too(graded):
         ]
 
 
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
 def test_a_cell_that_kills_its_kernel_loses_only_its_question(graded):
     """``os._exit`` en una respuesta: esa celda queda con el error que lo explica y las demás preguntas se
     califican en un kernel nuevo (la nota de «mata_su_kernel» en la prueba de la clase)."""

@@ -7,11 +7,14 @@ espera al kernel no puede tomar ese 500 por un fallo.
 
 import threading
 
+import pytest
+
 from maintainer.jupyter_browser import api, jupyter_server, list_kernels
 
 STARTS = 12  # arranques de kernel mientras otro hilo lista sin parar
 
 
+@pytest.mark.slow
 def test_listing_kernels_survives_kernels_that_are_starting(tmp_path):
     root, private = tmp_path / "raiz", tmp_path / "jupyter"
     root.mkdir()

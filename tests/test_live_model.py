@@ -131,6 +131,7 @@ def test_full_live_run_is_the_scripted_run(tmp_path, live_env):
     assert_key_hidden(live_wd, live)
 
 
+@pytest.mark.slow
 def test_lesson_crash_and_resume_as_live_processes(tmp_path, live_env):
     runs = {}
     for mode, live in (("guionado", False), ("live", True)):
@@ -453,6 +454,7 @@ def test_key_is_hidden_even_if_the_api_repeats_it(live_env):
 # —— La API real, solo si hay clave (aquí no hay red: se salta) ——
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not os.environ.get("ANTHROPIC_API_KEY"),
     reason="sin ANTHROPIC_API_KEY: la prueba contra la API real de Anthropic se salta",

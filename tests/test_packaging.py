@@ -79,7 +79,27 @@ def test_ruff_is_clean(command):
 
 # Lo que no es del estudiante: del repositorio, o del instructor y de quien mantiene el curso.
 NOT_SHIPPED_TOP = {"solutions", "tests", "maintainer", "benchmarks", "notebooks", "docs"}
-NOT_SHIPPED_MODULES = {"drill", "ledger_order", "torture", "notebook_run", "grading"}
+# Ni una copia de sus módulos: los de maintainer/ y solutions/grading/, tomados del repositorio (por
+# contenido: harness puede tener un módulo con el mismo nombre, como harness/conformidad/report.py).
+NOT_SHIPPED_PACKAGES = ("maintainer", "solutions/grading")
+
+
+def not_shipped_modules():
+    """{ruta en el repositorio: contenido} de cada módulo de ``NOT_SHIPPED_PACKAGES``, sin ``__init__`` ni
+    ``__main__`` (que pueden coincidir con los de harness sin ser copias)."""
+    found = {}
+    for package in NOT_SHIPPED_PACKAGES:
+        for folder, dirs, names in os.walk(os.path.join(REPO_ROOT, package)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in names:
+                if name.endswith(".py") and not name.startswith("__"):
+                    path = os.path.join(folder, name)
+                    with open(path, "rb") as f:
+                        found[os.path.relpath(path, REPO_ROOT).replace(os.sep, "/")] = f.read()
+    return found
+
+
+NOT_SHIPPED_MODULES = not_shipped_modules()
 IGNORED = shutil.ignore_patterns(
     ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache",
     ".hypothesis", "test-output", "_trabajo*",
@@ -116,14 +136,23 @@ def wheel(tmp_path_factory):
     return built
 
 
+def test_the_not_shipped_modules_exist():
+    """La guarda de la rueda ve los módulos de quien mantiene el curso y de quien califica: si se mudan,
+    esta prueba lo dice en vez de dejar una guarda que no guarda nada."""
+    named = {"maintainer/torture.py", "solutions/grading/grade_class.py", "solutions/grading/sandbox.py"}
+    assert sorted(named - set(NOT_SHIPPED_MODULES)) == []
+    for path in NOT_SHIPPED_MODULES:
+        assert os.path.isfile(os.path.join(REPO_ROOT, path)), path
+
+
 def test_the_wheel_ships_only_the_harness_package(wheel):
     with zipfile.ZipFile(wheel) as z:
         files = [n for n in z.namelist() if ".dist-info/" not in n]
+        shipped = {z.read(n) for n in files if n.endswith(".py")}
     assert files, "la rueda está vacía"
     assert [n for n in files if not n.startswith("harness/")] == []
     assert [n for n in files if n.split("/")[0] in NOT_SHIPPED_TOP] == []
-    stems = {os.path.splitext(part)[0] for n in files for part in n.split("/")}
-    assert sorted(stems & NOT_SHIPPED_MODULES) == []
+    assert sorted(path for path, text in NOT_SHIPPED_MODULES.items() if text in shipped) == []
     # Y trae todo harness: cada módulo de cada subpaquete, y sus datos (notas, estáticos del widget).
     package = os.path.join(REPO_ROOT, "harness")
     expected = {

@@ -238,6 +238,7 @@ def test_the_recorder_sees_what_a_child_process_creates(tmp_path):
     assert set(refused_names(created_paths(log))) == {os.fspath(bad), os.fspath(bad / "x")}
 
 
+@pytest.mark.slow
 @LONG
 def test_no_path_the_notebooks_create_has_a_name_windows_refuses(copy_of_repo, tmp_path, monkeypatch):
     """Cada notebook, de arriba abajo y sin fcntl, en un kernel que anota cada ruta que crea (y cada
@@ -296,6 +297,7 @@ def test_the_readme_gives_two_commands_for_each_system_that_do_the_same():
     assert bash[1].endswith("python -m pytest")
 
 
+@pytest.mark.slow
 @LONG
 @pytest.mark.skipif(
     not os.path.exists("/usr/bin/python3") or sys.platform == "win32",

@@ -16,7 +16,7 @@ import pytest
 
 from solutions.grading import sandbox
 
-pytestmark = pytest.mark.skipif(not sandbox.available(), reason="hace falta bubblewrap (bwrap)")
+pytestmark = pytest.mark.needs_bwrap
 LIMITS = (sandbox.MEMORY_BYTES, sandbox.FILE_BYTES, sandbox.TMP_BYTES)
 
 ATTEMPTS = r"""

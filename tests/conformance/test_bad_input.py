@@ -293,7 +293,7 @@ def test_workdir_not_writable(start, agent, crashed_state, resume, way):
 # —— una escritura del registro que falla ——
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="sin strace (apt-get install strace)")
+@pytest.mark.needs_strace
 def test_a_failing_ledger_write_still_returns_the_result(command, workdir):
     """Cada escritura del registro falla (strace hace fallar con ENOSPC cada apertura de effects.json.tmp,
     como un disco lleno): la lección avisa a una persona y le devuelve igual el resultado al modelo (sin

@@ -14,10 +14,7 @@ import sys
 import pytest
 
 STRACE = shutil.which("strace")
-pytestmark = pytest.mark.skipif(
-    STRACE is None,
-    reason="strace no está instalado (apt-get install strace): no se puede ver el orden de las llamadas",
-)
+pytestmark = pytest.mark.needs_strace  # sin strace no se ve el orden de las llamadas
 SYSCALLS = "openat,write,fsync,fdatasync,rename,renameat,renameat2,close"
 LINE = re.compile(r"^(?:\d+\s+)?(\w+)\((.*)\)\s+=\s+(-?\d+)")
 FD_PATH = re.compile(r"^\d+<([^>]*)>")

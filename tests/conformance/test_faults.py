@@ -15,8 +15,6 @@ from harness.scripted_model import FINAL_TEXT, READ_ATTEMPTS
 from harness.tools import report_copies
 from maintainer import faults
 
-needs_strace = pytest.mark.skipif(faults.STRACE is None, reason="strace no está instalado")
-
 
 def strace_run(agent, workdir, inject, resume=False):
     """El agente bajo strace con una sola falla inyectada (``inject``: «openat:error=EIO:when=N»)."""
@@ -41,7 +39,7 @@ def nth_open_of(agent, workdir, name, nth=1):
 # —— V1: un error de lectura pasajero no atasca la tarea ——
 
 
-@needs_strace
+@pytest.mark.needs_strace
 @pytest.mark.parametrize("errno_name", ["EACCES", "EIO"])
 def test_v1_a_transient_read_error_is_retried_by_the_model(agent, workdir, errno_name):
     when = nth_open_of(agent, workdir, "sales-notes.txt")
@@ -143,7 +141,7 @@ def test_v5_a_directory_temp_is_refused_before_the_first_write(run, workdir, lab
 # —— Mensajes: qué se intentaba, en español, y sin traza al mostrar [done] ——
 
 
-@needs_strace
+@pytest.mark.needs_strace
 @pytest.mark.parametrize(
     ("inject", "start"),
     [
@@ -183,7 +181,8 @@ def test_a_closed_stdout_is_one_spanish_line_not_a_traceback(run, command, workd
 # —— Una muestra del barrido: cada tipo de falla en llamadas elegidas de la corrida y de un --resume ——
 
 
-@needs_strace
+@pytest.mark.slow
+@pytest.mark.needs_strace
 @pytest.mark.parametrize("scenario", [faults.scenarios()[1], faults.scenarios()[3 + 7]], ids=lambda s: s.name)
 def test_a_sample_of_the_fault_sweep_has_no_violation(agent, scenario, tmp_path):
     expected = faults.expected_report(agent)

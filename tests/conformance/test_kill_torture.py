@@ -15,9 +15,12 @@ from harness.tools import report_copies
 from maintainer.torture import load_files, log_problems, pairing_problems, summary, torture, window_of
 
 TASKS = int(os.environ.get("KILL_TORTURE_TASKS", "12"))
-pytestmark = pytest.mark.skipif(
-    sys.platform == "win32", reason="Windows no tiene SIGKILL: la tortura mata con señales"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        sys.platform == "win32", reason="Windows no tiene SIGKILL: la tortura mata con señales"
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from harness.tools import REPORT_DAMAGED, REPORT_TITLE, run_tool
 from maintainer import faults
 from maintainer.crash_states import Op, check_state, crash_states, scenario_states
 
-pytestmark = pytest.mark.needs_strace
+pytestmark = [pytest.mark.needs_strace, pytest.mark.slow]
 
 FRESH, OVER_DONE = faults.scenarios()[0], faults.scenarios()[1]
 RESUME_BEFORE_WRITE = faults.Scenario("--resume tras after-save-a:3", "after-save-a:3", True)
