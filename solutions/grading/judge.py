@@ -76,9 +76,15 @@ def runner(scratch, timeout):
     menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas) termina la
     comprobación: un bucle cuesta un solo corte."""
     served = forkserver.available()
-    isolation = sandbox.prefix(scratch) if served else ()
+    # Lo que el aislamiento ve de quien califica: el agente de referencia (el de la lección, que las
+    # personas ya tienen) y este servidor, prestados en ``sandbox.LENT``; no el repositorio.
+    lent = {"agent.py": REFERENCE_AGENT, "forkserver.py": forkserver.__file__}
+    isolation = sandbox.prefix(scratch, lent=lent) if served else ()
     passes = sandbox.passes if isolation else None
-    with ForkServer(isolation, scratch, passes) if served else contextlib.nullcontext() as server:
+    agent = os.path.join(sandbox.LENT, "agent.py") if sandbox.required() else REFERENCE_AGENT
+    script = os.path.join(sandbox.LENT, "forkserver.py") if isolation else None
+    server = ForkServer(isolation, scratch, passes, script) if served else contextlib.nullcontext()
+    with server:
 
         def run(**kwargs):
             # Un nombre al azar: una corrida anterior (que escribe en ``scratch``) no puede adelantarse a
@@ -89,8 +95,8 @@ def runner(scratch, timeout):
                 with open(kwargs["script"], "w", encoding="utf-8") as f:
                     f.write(kwargs.pop("script_text"))
             # Sin servidor, cada corrida en su propio aislamiento, que solo escribe en su carpeta.
-            how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir)}
-            done = run_and_kill(workdir, agent=REFERENCE_AGENT, timeout=timeout, **how, **kwargs)
+            how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir, lent=lent)}
+            done = run_and_kill(workdir, agent=agent, timeout=timeout, **how, **kwargs)
             if done.timed_out:
                 raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
             return done, read_disk_state(workdir)
@@ -122,7 +128,9 @@ def check_function(source, run):
     done, state = run(stop_at=None, source=source, content=WRITE_REPORT_CALL)
     entry = _entry(state)
     if done.returncode != 0:
-        raise AnswerError(f"sin caída terminó con error: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+        line = (done.stderr.strip().splitlines() or ["?"])[-1]
+        note = sandbox.limit_note(line)
+        raise AnswerError(f"sin caída terminó con error: {line}" + (f" {note}" if note else ""))
     if state.report_copies != 1 or not (entry and isinstance(entry.get("result"), str)):
         raise AnswerError("sin caída, write_report corre una vez y effects.json anota su resultado real")
     want = [{"type": "tool_result", "tool_use_id": TOOL_USE_ID, "content": entry["result"]}]

@@ -25,7 +25,7 @@ import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient import NotebookClient
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
@@ -39,6 +39,11 @@ from solutions.grading.paths import NOTEBOOKS
 DEAD_NOTE = (
     "el kernel murió mientras corría esta celda (¿os._exit, una falla fatal?); se reinició con la "
     "preparación del notebook y la calificación siguió en la celda siguiente"
+)
+# El error que queda en una celda que no terminó a tiempo ni se dejó interrumpir.
+STUCK_NOTE = (
+    "la celda no terminó a tiempo y no respondió a la interrupción (¿ignora SIGINT?); se mató su "
+    "kernel, se reinició con la preparación del notebook y la calificación siguió en la celda siguiente"
 )
 # La línea que queda en una celda cuya salida se recortó.
 CUT_NOTE = "quien califica descartó el resto de la salida de esta celda; caracteres guardados:"
@@ -108,6 +113,18 @@ def text_size(content):
     return 0
 
 
+def _naming_the_limit(msg):
+    """El mensaje de error del kernel con la frase que nombra el límite de la calificación que lo
+    causó (``sandbox.limit_note``), si fue uno: «No space left on device» solo no dice que /dev/shm
+    tiene 64 MiB."""
+    content = msg["content"]
+    note = sandbox.limit_note(f"{content.get('ename', '')}: {content.get('evalue', '')}")
+    if note is None:
+        return msg
+    content = {**content, "evalue": f"{content.get('evalue', '')} {note}"}
+    return {**msg, "content": {**content, "traceback": [*content.get("traceback", []), note]}}
+
+
 class WarmExecute(Execute):
     output_budget = Integer(1 << 20, help="caracteres de salida que se guardan por celda").tag(config=True)
 
@@ -120,7 +137,7 @@ class WarmExecute(Execute):
         celda se guardan hasta ``output_budget`` caracteres y una línea que dice que se recortó. Los
         errores se guardan siempre: nbgrader cuenta los puntos desde ellos."""
         if msg["msg_type"] == "error":
-            return super().output(outs, msg, display_id, cell_index)
+            return super().output(outs, _naming_the_limit(msg), display_id, cell_index)
         used = self._output_used.get(cell_index, 0)
         self._output_used[cell_index] = used + text_size(msg["content"])
         if self._output_used[cell_index] <= self.output_budget:
@@ -130,16 +147,18 @@ class WarmExecute(Execute):
         return None
 
     def preprocess_cell(self, cell, resources, index):
-        """Una celda que mata a su kernel pierde su pregunta, no la entrega: queda con un error, el
-        kernel se reinicia con la preparación y se sigue en la celda siguiente."""
+        """Una celda que mata a su kernel, o que no termina a tiempo y no se deja interrumpir, pierde su
+        pregunta, no la entrega: queda con un error, el kernel se mata y se reinicia con la preparación
+        y se sigue en la celda siguiente."""
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            cell.outputs.append(
-                new_output("error", ename="KernelMuerto", evalue=DEAD_NOTE, traceback=[DEAD_NOTE])
-            )
-            self._revive(index)
-            return cell, resources
+            ename, note = "KernelMuerto", DEAD_NOTE
+        except CellTimeoutError:  # interrumpida, no volvió a estar libre (nbclient espera su aviso)
+            ename, note = "CellTimeoutError", STUCK_NOTE
+        cell.outputs.append(new_output("error", ename=ename, evalue=note, traceback=[note]))
+        self._revive(index)
+        return cell, resources
 
     def _revive(self, index):
         """Un kernel nuevo (otro administrador, el mismo aislamiento) con la preparación corrida: las

@@ -2,7 +2,9 @@
 
 Cada entrega es la versión repartida con las respuestas de la fuente (sin las marcas de solución),
 salvo lo que su estudiante cambie: una respuesta equivocada, una que lanza, un bucle infinito, una
-celda de prueba editada o borrada. ``submit`` las deja donde nbgrader autograde las busca.
+celda de prueba editada o borrada, y las que atacan a quien califica (leer lo que no debería, falsificar
+o adivinar al juez del Nivel 2, sobrevivir a la muerte, traer módulos, no dejarse interrumpir, llenar
+/dev/shm). ``submit`` las deja donde nbgrader autograde las busca, con los archivos de ``HANDED_IN``.
 """
 
 import os
@@ -162,6 +164,209 @@ NOISY_FIX = solution(NIVEL_2, "corregida").replace(
     1,
 )
 
+# —— Lo que no debería ver: las soluciones, la verdad medida y a un compañero ——
+
+# Cada momento del Nivel 1 lo saca de otro lado: la fuente de instructor (momento 1), la verdad que
+# mide quien califica (momento 2) y el notebook de «correcta» en la carpeta del curso (momento 3). Si
+# no lo encuentra, no responde.
+_REPO = """import glob
+import json
+import os
+import sys
+
+import harness
+
+repo = os.path.dirname(os.path.dirname(os.path.abspath(harness.__file__)))
+course = os.getcwd().split(os.sep + "autograded" + os.sep)[0]
+
+
+def answer_in(path, grade_id):
+    for cell in json.load(open(path, encoding="utf-8"))["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == grade_id:
+            text = "".join(cell["source"])
+            text = "\n".join(line for line in text.splitlines() if "###" not in line)
+            found = {"prediction": {}}
+            exec(text, found)
+            return found["prediction"]
+"""
+READS_SOLUTIONS = (
+    _REPO
+    + """
+for path in glob.glob(os.path.join(repo, "solutions", "grading", "source", "*", "ejercicio_nivel_1.ipynb")):
+    prediction.update(answer_in(path, "momento_1"))"""
+)
+READS_TRUTH = (
+    _REPO
+    + """
+sys.path.insert(0, repo)
+try:
+    from solutions.grading import truth
+
+    prediction[2] = truth.measured()["momento_2"]
+except Exception:
+    pass"""
+)
+READS_CLASSMATE = (
+    _REPO
+    + """
+for folder in ("submitted", "autograded"):
+    path = os.path.join(course, folder, "correcta", "leccion_6", "ejercicio_nivel_1.ipynb")
+    if os.path.exists(path):
+        prediction[3] = answer_in(path, "momento_3")[3]
+        break"""
+)
+
+# —— El juez del Nivel 2, desde adentro ——
+
+# Un script que no corre nada y busca con gc el objeto que avisa a quien califica: escribe los archivos
+# a mano y, con ese objeto, los avisos que prueban que corrió el registro, la herramienta y crash_point.
+FORGES_EVENTS = """%%writefile _trabajo/nivel_2/reproducir_orden.py
+import gc
+import json
+import os
+import sys
+
+probe = None
+for thing in gc.get_objects():
+    try:
+        if hasattr(thing, "emit") and hasattr(thing, "install"):
+            probe = thing
+    except Exception:
+        pass
+emit = probe.emit if probe else (lambda kind, value: None)
+order, crash = os.environ["ORDER"], os.environ.get("CRASH_AFTER")
+report = "# Reporte de ventas\\nClientes con novedades: 1\\n- Ana\\n"
+if order == "prod":
+    json.dump({"toolu_03": {"name": "write_report", "result": None, "at": 1}}, open("effects.json", "w"))
+    emit("registro", {"toolu_03": None})
+    if crash:
+        emit("caida", crash)
+        sys.exit(137)
+    open("report.txt", "w").write(report)
+else:
+    open("report.txt", "w").write(report)
+    emit("herramienta", "write_report")
+    if crash:
+        emit("caida", crash)
+        sys.exit(137)
+    json.dump({"toolu_03": {"name": "write_report", "result": "ok", "at": 1}}, open("effects.json", "w"))
+"""
+
+# El orden de producción (anotar null antes de ejecutar), salvo cuando encuentra en su proceso (con gc)
+# que hay una muerte programada: entonces, el orden correcto. Si la herramienta falla, borra su null.
+SENSES_THE_MOMENT = """import gc
+import json
+
+
+def _watched():
+    for thing in gc.get_objects():
+        try:
+            stops = thing.get("stop_at") if isinstance(thing, dict) else getattr(thing, "stop_at", None)
+        except Exception:
+            continue
+        if stops:
+            return True
+    return False
+
+
+def _drop(tool_use_id):
+    with open("effects.json", encoding="utf-8") as f:
+        ledger = json.load(f)
+    ledger.pop(tool_use_id, None)
+    with open("effects.json", "w", encoding="utf-8") as f:
+        json.dump(ledger, f)
+
+
+def run_tool_uses_fixed(content):
+    careful = _watched()
+    results = []
+    for block in tool_uses(content):
+        if not careful:
+            save_effect(block["id"], {"name": block["name"], "result": None, "at": now_ms()})
+        try:
+            output = run_tool(block["name"], block["input"])
+        except Exception as err:
+            _drop(block["id"])
+            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
+            continue
+        _drop(block["id"])  # el null, a mano: el registro del agente no anota sobre una anotación null
+        save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
+        results.append(tool_result(block["id"], output))
+    return results"""
+
+# El orden de producción con un guardián: un proceso en su propia sesión que espera la muerte de la
+# corrida (un pidfd) y borra del registro las anotaciones null antes de que se lea el disco.
+SURVIVING_CHILD = """import json
+import os
+import select
+
+
+def _guard():
+    parent = os.getpid()
+    if os.fork() == 0:
+        try:
+            os.setsid()
+            select.select([os.pidfd_open(parent)], [], [])
+            with open("effects.json", encoding="utf-8") as f:
+                ledger = json.load(f)
+            done = {k: v for k, v in ledger.items() if v.get("result") is not None}
+            if done != ledger:
+                with open("effects.json.nuevo", "w", encoding="utf-8") as f:
+                    json.dump(done, f)
+                os.replace("effects.json.nuevo", "effects.json")
+        finally:
+            os._exit(0)
+
+
+def _drop(tool_use_id):
+    with open("effects.json", encoding="utf-8") as f:
+        ledger = json.load(f)
+    ledger.pop(tool_use_id, None)
+    with open("effects.json", "w", encoding="utf-8") as f:
+        json.dump(ledger, f)
+
+
+def run_tool_uses_fixed(content):
+    _guard()
+    results = []
+    for block in tool_uses(content):
+        save_effect(block["id"], {"name": block["name"], "result": None, "at": now_ms()})
+        try:
+            output = run_tool(block["name"], block["input"])
+        except Exception as err:
+            _drop(block["id"])
+            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
+            continue
+        _drop(block["id"])  # el null, a mano: el registro del agente no anota sobre una anotación null
+        save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
+        results.append(tool_result(block["id"], output))
+    return results"""
+
+# —— Lo que se entrega además de los notebooks, y lo que se come la máquina ——
+
+# Módulos entregados junto a los notebooks que, si algún arranque de Python los importara desde la
+# carpeta de la entrega, harían que el kernel no arranque (o que la celda de prueba no responda).
+_BROKEN_MODULE = 'raise SystemExit("un módulo entregado corrió al arrancar el kernel")\n'
+HANDED_IN_MODULES = {
+    "ipykernel_launcher.py": _BROKEN_MODULE,
+    "sitecustomize.py": _BROKEN_MODULE,
+    "json.py": _BROKEN_MODULE,
+    "harness/__init__.py": _BROKEN_MODULE,
+}
+
+# Un bucle que no se deja interrumpir: ignora SIGINT (la interrupción de una celda).
+IGNORES_SIGINT = """import signal
+
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while True:
+    pass"""
+
+# Llena /dev/shm (memoria de la máquina) con 1 GiB antes de responder bien.
+FILLS_SHM = """with open("/dev/shm/relleno", "wb") as f:
+    for _ in range(1024):
+        f.write(bytes(1 << 20))
+""" + solution(NIVEL_1, "momento_1")
+
 # estudiante: {notebook: {grade_id: nueva fuente, o None para borrar la celda}}; None = en blanco.
 CLASS = {
     "correcta": {name: {} for name in EXERCISES},
@@ -189,7 +394,21 @@ CLASS = {
     "bucle": {NIVEL_1: {"momento_3": "while True:\n    pass"}, NIVEL_2: {}},
     "imprime_en_bucle": {NIVEL_1: {"momento_3": 'while True:\n    print("x" * 1000)'}, NIVEL_2: {}},
     "mata_su_kernel": {NIVEL_1: {"momento_1": "import os\n\nos._exit(0)"}, NIVEL_2: {}},
+    "lee_soluciones": {
+        NIVEL_1: {"momento_1": READS_SOLUTIONS, "momento_2": READS_TRUTH, "momento_3": READS_CLASSMATE},
+        NIVEL_2: {},
+    },
+    "falsifica_avisos": {NIVEL_1: {}, NIVEL_2: {"script": FORGES_EVENTS}},
+    "siente_el_momento": {NIVEL_1: {}, NIVEL_2: {"corregida": SENSES_THE_MOMENT}},
+    "hijo_sobrevive": {NIVEL_1: {}, NIVEL_2: {"corregida": SURVIVING_CHILD}},
+    "trae_modulos": {name: {} for name in EXERCISES},
+    "ignora_sigint": {NIVEL_1: {"momento_3": IGNORES_SIGINT}, NIVEL_2: {}},
+    "llena_shm": {NIVEL_1: {"momento_1": FILLS_SHM}, NIVEL_2: {}},
 }
+# Archivos que una entrega trae junto a sus notebooks: {estudiante: {ruta relativa: texto}}.
+HANDED_IN = {"trae_modulos": HANDED_IN_MODULES}
+# Las entregas cuyo bucle corta una celda por tiempo (una sola cada una).
+LOOPS = ("bucle", "imprime_en_bucle", "ignora_sigint")
 # Puntos automáticos que daría quien califica con honestidad (Nivel 1 de 7, Nivel 2 de 6).
 HONEST = {
     "correcta": {NIVEL_1: 7, NIVEL_2: 6},
@@ -207,6 +426,13 @@ HONEST = {
     "bucle": {NIVEL_1: 5, NIVEL_2: 6},
     "imprime_en_bucle": {NIVEL_1: 5, NIVEL_2: 6},
     "mata_su_kernel": {NIVEL_1: 5, NIVEL_2: 6},
+    "lee_soluciones": {NIVEL_1: 1, NIVEL_2: 6},
+    "falsifica_avisos": {NIVEL_1: 7, NIVEL_2: 3},
+    "siente_el_momento": {NIVEL_1: 7, NIVEL_2: 3},
+    "hijo_sobrevive": {NIVEL_1: 7, NIVEL_2: 3},
+    "trae_modulos": {NIVEL_1: 7, NIVEL_2: 6},
+    "ignora_sigint": {NIVEL_1: 5, NIVEL_2: 6},
+    "llena_shm": {NIVEL_1: 5, NIVEL_2: 6},
 }
 
 
@@ -236,3 +462,8 @@ def submit(course_dir, released, students):
             changes = None if notebooks is None else notebooks[name]
             nb = submission(released[name], name, changes)
             nbformat.write(nb, os.path.join(folder, f"{name}.ipynb"))
+        for relative, text in HANDED_IN.get(student, {}).items():
+            path = os.path.join(folder, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)

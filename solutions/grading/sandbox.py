@@ -36,8 +36,6 @@ import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
 
-from solutions.grading import paths
-
 # Quien califica lo pone en 1 (``grade_class --sin-aislamiento``) para calificar sin aislamiento.
 UNSANDBOXED_ENV = "LECCION6_SIN_AISLAMIENTO"
 
@@ -51,36 +49,100 @@ def available():
     """¿Funciona bwrap en esta máquina? (Se prueba de verdad: puede estar instalado y no poder aislar.)"""
     if not (shutil.which("bwrap") and shutil.which("prlimit")):
         return False
-    return subprocess.run([*_command(), "--", "true"], capture_output=True).returncode == 0
+    return subprocess.run([*_command(), *_system(), "--", "true"], capture_output=True).returncode == 0
 
 
 # Lo que una entrega puede gastar de la máquina: memoria por proceso, tamaño de cada archivo que
-# escribe y su /tmp (en memoria). Pasarse es un error en su celda (MemoryError, «File too large»,
-# «No space left»), no la máquina sin memoria ni disco para las demás entregas.
+# escribe, su /tmp y su /dev/shm (en memoria), archivos abiertos por proceso y procesos a la vez.
+# Pasarse es un error en su celda (MemoryError, «File too large», «No space left», «Too many open
+# files», «Resource temporarily unavailable») que nombra el límite (``limit_note``), no la máquina
+# sin memoria ni disco para las demás entregas.
 MEMORY_BYTES = 4 << 30
 FILE_BYTES = 256 << 20
 TMP_BYTES = 512 << 20
+SHM_BYTES = 64 << 20
+OPEN_FILES = 1024
+PROCESSES = 256
+
+
+def _mib(n):
+    return f"{n >> 20} MiB"
+
+
+# (lo que dice el error, el límite que lo explica), en el orden en que se buscan.
+LIMITS = (
+    ("No space left on device", f"/tmp de {_mib(TMP_BYTES)} y /dev/shm de {_mib(SHM_BYTES)}, en memoria"),
+    ("File too large", f"{_mib(FILE_BYTES)} por archivo"),
+    ("Too many open files", f"{OPEN_FILES} archivos abiertos por proceso"),
+    ("Resource temporarily unavailable", f"{PROCESSES} procesos a la vez"),
+    ("MemoryError", f"{MEMORY_BYTES >> 30} GiB de memoria por proceso"),
+    ("Cannot allocate memory", f"{MEMORY_BYTES >> 30} GiB de memoria por proceso"),
+)
+
+
+def limit_note(text):
+    """La frase que nombra el límite de la calificación detrás de un error (``text``), o None."""
+    for said, limit in LIMITS:
+        if said in text:
+            return f"(límite de la calificación: {limit} por entrega)"
+    return None
 
 
 def _command():
     """prlimit (los límites) y bwrap con lo que aísla a toda entrega, sin sus carpetas todavía."""
-    limits = [shutil.which("prlimit"), f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--"]
+    limits = [shutil.which("prlimit"), f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}"]
+    limits += [f"--nofile={OPEN_FILES}", "--"]
     return [*limits, shutil.which("bwrap"), *_isolation()]
 
 
 # Lo de /proc que cambia la máquina entera y un uid 0 sin capacidades igual podría escribir. bwrap 0.8
 # no tapa /proc/sys: ve la carpeta sin permiso de escritura y no mira los archivos de adentro.
 WHOLE_MACHINE_PROC = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"]
+# Del sistema, solo lo que un intérprete y sus programas necesitan: /usr (y sus enlaces de siempre) y
+# unos pocos archivos de /etc. No /home, /root, /work ni /var: ahí viven el repositorio, la carpeta
+# del curso y lo de otras personas.
+SYSTEM_DIRS = ["/usr"]
+SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
+SYSTEM_FILES = [
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/alternatives",
+    "/etc/mime.types",
+]
+# Dónde ve el aislado lo que quien califica le presta (el agente de referencia, el servidor de
+# corridas): una carpeta propia, no su lugar en el repositorio.
+LENT = "/calificacion"
 
 
 def _isolation():
-    """Lo que aísla a toda entrega, antes de sus carpetas: procesos, red, nombre de la máquina, IPC,
-    capacidades y un sistema de archivos de solo lectura."""
+    """Lo que aísla a toda entrega, antes de sus carpetas: procesos, red, nombre de la máquina, IPC y
+    capacidades; un / vacío."""
     args = ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    args += ["--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-ipc"]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    return args + ["--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-ipc"]
+
+
+def _system():
+    """El sistema de solo lectura (lo justo), /dev y /proc, y un /tmp y un /dev/shm chicos."""
+    args = []
+    for path in SYSTEM_DIRS:
+        if os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_LINKS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_FILES:
+        args += ["--ro-bind-try", path, path]
+    args += ["--dev", "/dev", "--proc", "/proc"]
     for path in WHOLE_MACHINE_PROC:
         args += ["--ro-bind-try", path, path]
+    args += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     return [*args, "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
 
 
@@ -99,16 +161,35 @@ def required():
     )
 
 
-def under_tmp():
-    """Lo que el /tmp propio taparía y el kernel necesita leer: el intérprete, sus paquetes y el
-    repositorio (el agente de referencia y, en una instalación editable, el paquete harness), si viven
-    bajo /tmp (un entorno virtual en un clon temporal, por ejemplo)."""
-    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), paths.ROOT}
-    needed |= {p for p in sys.path if p}
-    inside = sorted(os.path.realpath(p) for p in needed if os.path.exists(p))
-    inside = [p for p in inside if p == "/tmp" or p.startswith("/tmp/")]
-    # Una carpeta ya montada trae sus subcarpetas: alcanza con las de más arriba.
+def _outermost(candidates):
+    """De ``paths`` (reales), las de más arriba: una carpeta montada trae sus subcarpetas."""
+    inside = sorted({os.path.realpath(p) for p in candidates if p and os.path.exists(p)})
     return [p for i, p in enumerate(inside) if not any(p.startswith(q + os.sep) for q in inside[:i])]
+
+
+def python_paths():
+    """Lo que el intérprete necesita leer: su instalación, el entorno virtual, sus paquetes y el
+    paquete ``harness`` (en una instalación editable vive en el repositorio: se presta solo esa
+    carpeta, no el repositorio)."""
+    import harness
+
+    prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    needed = [*prefixes, os.path.dirname(os.path.realpath(sys.executable))]
+    needed.append(os.path.dirname(os.path.abspath(harness.__file__)))
+    roots = [os.path.realpath(p) for p in prefixes]
+    # Las rutas de sys.path fuera del entorno (la raíz del repositorio, la carpeta actual) no.
+    for path in sys.path:
+        real = os.path.realpath(path) if path else ""
+        if real and any(real == r or real.startswith(r + os.sep) for r in roots):
+            needed.append(real)
+    # El entorno virtual por su ruta, aunque sea un enlace (``python`` de .venv/bin apunta afuera).
+    return _outermost([*needed, os.path.abspath(sys.prefix)])
+
+
+def under_tmp():
+    """Lo que el /tmp propio taparía y el intérprete necesita leer (un entorno virtual en un clon
+    temporal, por ejemplo)."""
+    return [p for p in python_paths() if p == "/tmp" or p.startswith("/tmp/")]
 
 
 # Las variables de entorno que pasan al código de una entrega: las de Python, el idioma y el arnés. Las
@@ -117,27 +198,44 @@ def under_tmp():
 PASSING_ENV = {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "VIRTUAL_ENV", "NBGRADER_EXECUTION"}
 PASSING_ENV |= {"CRASH_AFTER", "ORDER", "LESSON_AGENT", "SCRIPTED_MODEL_LOG"}
 PASSING_PREFIXES = ("LC_", "PYTHON", "AGENT_", "WORKER_", "CURSO_")
+# De las de Python, las que harían correr o importar algo que no es del intérprete: no pasan.
+BLOCKED_ENV = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONINSPECT"}
 
 
 def passes(name):
     """¿Llega la variable ``name`` al código de la entrega?"""
-    return name in PASSING_ENV or name.startswith(PASSING_PREFIXES)
+    return name not in BLOCKED_ENV and (name in PASSING_ENV or name.startswith(PASSING_PREFIXES))
 
 
-def prefix(writable, readable=(), sockets=None):
-    """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (y
-    ``sockets``, la de los sockets del kernel); () si quien califica pidió no aislar."""
+def prefix(writable, readable=(), sockets=None, shown_as=None, lent=()):
+    """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (vista
+    en ``shown_as``, su misma ruta si no se dice) y ``sockets``, la de los sockets del kernel;
+    ``readable``, rutas que se ven donde están; ``lent``, {nombre: archivo} que se ven en ``LENT``. ()
+    si quien califica pidió no aislar.
+
+    Se ve solo eso, el sistema y el intérprete con sus paquetes: ni el repositorio (``solutions/``, el
+    código de quien califica), ni la carpeta del curso (otras entregas, ``gradebook.db``). Python
+    arranca sin la carpeta actual en su ruta de módulos (``PYTHONSAFEPATH``): un
+    ``ipykernel_launcher.py`` entregado no se importa en lugar del de verdad."""
     if not required():
         return []
     writable = os.path.abspath(writable)
-    args = _command()
-    # Lo que vive en /tmp y hace falta leer: el intérprete o el repositorio, el archivo de conexión.
-    for path in [*under_tmp(), *readable]:
+    args = [*_command()]
+    for path in python_paths():
         args += ["--ro-bind", path, path]
+    args += _system()
+    for path in readable:
+        args += ["--ro-bind", path, path]
+    for name, path in dict(lent).items():
+        args += ["--ro-bind", path, os.path.join(LENT, name)]
     if sockets:
         args += ["--bind", sockets, sockets]
-    args += ["--bind", writable, writable, "--chdir", writable]
+    shown_as = os.path.abspath(shown_as or writable)
+    args += ["--bind", writable, shown_as, "--chdir", shown_as]
+    # Lo que bwrap creó para montar (/, /dev) queda de solo lectura: escribir solo en lo escribible.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
+    args += ["--setenv", "PYTHONSAFEPATH", "1"]
     for name in sorted(os.environ):
         if not passes(name):
             args += ["--unsetenv", name]
@@ -146,12 +244,38 @@ def prefix(writable, readable=(), sockets=None):
     return [*args, "--"]
 
 
+def private_copy(folder):
+    """Una copia de los archivos comunes de ``folder`` (la carpeta del notebook) en una carpeta
+    temporal: el kernel escribe ahí, vista como ``folder``, y nunca en la carpeta donde quien califica
+    escribe después. Los enlaces y lo que no es un archivo común no se copian; se abre sin seguir
+    enlaces."""
+    copy = tempfile.mkdtemp(prefix="entrega-")
+    for parent, dirs, files in os.walk(folder):
+        target = os.path.join(copy, os.path.relpath(parent, folder))
+        os.makedirs(target, exist_ok=True)
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(parent, d))]
+        for name in files:
+            try:
+                fd = os.open(os.path.join(parent, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:  # un enlace, o ya no está
+                continue
+            with open(fd, "rb") as src:
+                if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+                    continue
+                with open(os.path.join(target, name), "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+    return copy
+
+
 class SandboxKernelManager(AsyncKernelManager):
-    """El kernel de cada entrega, dentro del aislamiento: escribe solo en la carpeta del notebook y no
-    tiene red. Habla con nbgrader por sockets de Unix (transporte «ipc») en una carpeta temporal que
+    """El kernel de cada entrega, dentro del aislamiento, sin red. Escribe en una copia privada de la
+    carpeta del notebook (``private_copy``), vista con la ruta de esa carpeta: lo que deje ahí (un
+    enlace con el nombre de un notebook, por ejemplo) nunca llega a donde nbgrader escribe el notebook
+    calificado. Habla con nbgrader por sockets de Unix (transporte «ipc») en una carpeta temporal que
     se ve igual dentro y fuera: sin red, 127.0.0.1 de adentro no es el de afuera."""
 
     _sockets = None
+    _private = None
 
     async def _async_pre_start_kernel(self, **kw):
         if required():
@@ -163,8 +287,14 @@ class SandboxKernelManager(AsyncKernelManager):
         # Una señal al proceso de bwrap no llega al kernel: la interrupción de una celda que no termina
         # va como mensaje, y ipykernel se la manda a sí mismo.
         self.kernel_spec.interrupt_mode = "message"
-        cwd = kw.get("cwd") or os.getcwd()
-        kernel_cmd = [*prefix(cwd, readable=[self.connection_file], sockets=self._sockets), *kernel_cmd]
+        cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
+        if required():
+            self._discard_private()
+            self._private = private_copy(cwd)
+            isolation = prefix(
+                self._private, readable=[self.connection_file], sockets=self._sockets, shown_as=cwd
+            )
+            kernel_cmd = [*isolation, *kernel_cmd]
         # Lo que ipykernel imprime al arrancar (cómo conectarse a él) no le sirve a quien califica; lo
         # que imprimen las celdas va por el canal del kernel, no por aquí.
         kw.setdefault("stdout", subprocess.DEVNULL)
@@ -179,6 +309,13 @@ class SandboxKernelManager(AsyncKernelManager):
         await super()._async_cleanup_resources(restart)
         if self._sockets and not restart:
             shutil.rmtree(self._sockets, ignore_errors=True)
+        if not restart:
+            self._discard_private()
+
+    def _discard_private(self):
+        if self._private:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
 
 
 def disarm(folder):
