@@ -6,6 +6,7 @@ cada corrida es un proceso nuevo que solo tiene el disco, y una caída termina e
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 from typing import NamedTuple
@@ -91,4 +92,13 @@ def start_agent_process(workdir, *, agent, resume=False, env=None, prefix=(), li
         stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
+        preexec_fn=_default_signals if os.name == "posix" else None,
     )
+
+
+def _default_signals():
+    """En el hijo, antes del exec: Ctrl-C, SIGTERM y SIGHUP con su efecto de siempre. Un proceso lanzado
+    en segundo plano por una shell hereda SIGINT ignorado, y un agente que lo hereda no se detendría
+    con la señal que se le manda a propósito."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
