@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 
@@ -173,6 +174,16 @@ def installed(wheel, tmp_path_factory):
     env_dir = tmp_path_factory.mktemp("venv") / "estudiante"
     venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(env_dir)
     python = env_dir / "bin" / "python"
+    # Las dependencias del entorno de las pruebas (no del Python base, que puede no tenerlas): una ruta
+    # en un .pth no procesa los .pth de esa carpeta, así que el harness editable del repositorio no entra.
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    with open(os.path.join(site, "dependencias.pth"), "w", encoding="utf-8") as f:
+        f.write(sysconfig.get_paths()["purelib"] + "\n")
     done = subprocess.run(
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
         capture_output=True,
@@ -310,8 +321,10 @@ def test_nothing_edits_sys_path_to_find_the_repository():
     """Las herramientas se corren como módulos (``python -m``) desde la raíz: ninguna agrega carpetas a
     sys.path, tampoco dentro de un texto que otro intérprete ejecuta (``python -c``)."""
     edit = re.compile(r"sys\.path\.(insert|append|extend)\(|site\.addsitedir\(")
+    # Las entregas adversarias de la clase de muestra intentan justo eso, desde su kernel: es su ataque.
+    attacks = os.path.join(REPO_ROOT, "solutions", "grading", "sample_class.py")
     found = []
-    for path in (path for folder in NO_PATH_EDITS for path in python_files(folder)):
+    for path in (p for folder in NO_PATH_EDITS for p in python_files(folder) if p != attacks):
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
         found += [
