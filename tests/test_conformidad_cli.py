@@ -8,6 +8,7 @@ import sys
 import pytest
 from seed_text import SEED, fill, template
 
+from harness import contract
 from harness.beyond import batch_agent
 from harness.conformidad import checks
 from maintainer.paths import REFERENCE_AGENT
@@ -75,3 +76,5 @@ def test_the_expected_errors_are_the_lessons_own():
     version = fill(template(f"{path} tiene version="), path="checkpoint.json", version=2)
     assert checks.WRONG_VERSION == version
     assert checks.TRUNCATED in SEED
+    unknown = fill(template("Se desconoce el estado de ejecución previo"), name="write_report")
+    assert contract.unknown_state_text("write_report") == unknown

@@ -88,18 +88,6 @@ def test_resume_after_every_crash_point(run, workdir, tmp_path_factory, label):
     assert conversations and all(pairing_violations(c) == [] for c in conversations)
 
 
-def test_is_error_result_is_the_lessons_text(run, workdir):
-    run(workdir, crash_after="after-save-a:3")
-    run(workdir, resume=True)
-    with open(workdir / "checkpoint.json", encoding="utf-8") as f:
-        messages = json.load(f)["messages"]
-    results = [b for m in messages if isinstance(m["content"], list) for b in m["content"]]
-    result = next(b for b in results if b.get("tool_use_id") == "toolu_03")
-    assert result["is_error"] is True
-    expected = fill(template("Se desconoce el estado de ejecución previo"), name="write_report")
-    assert result["content"] == expected
-
-
 def test_a_run_without_crash_completes_in_one_process(run, workdir):
     done = run(workdir)
     assert done.returncode == 0 and done.stdout.splitlines()[-1] == FINAL
