@@ -19,7 +19,14 @@ mismo aislamiento), y se miden tres cosas:
    los núcleos llenos cuenta el trabajo total (dos kernels y nueve corridas por entrega de la
    lección, contra un kernel), no la espera.
 
-Las rondas alternan los dos cursos: si la máquina cambia de ritmo, les toca a los dos.
+4. **Contra ``nbgrader autograde`` sin más**: el mismo notebook trivial en un curso con la
+   configuración de nbgrader de fábrica (sin aislamiento ni pasos propios), calificado por
+   ``nbgrader autograde`` en un proceso; su tiempo total entre las entregas, contra el de la Lección 6
+   calificada por ``grade_class`` en un proceso (``--procesos 1``), también entre sus entregas. Es la
+   medida del issue 25 (objetivo: no más de 1,5×). Mediana de ``--rondas``.
+
+Las rondas alternan los cursos: si la máquina cambia de ritmo, les toca a todos. Al final se imprime
+la carga de la máquina (``os.getloadavg``) antes y después de medir.
 """
 
 import argparse
@@ -79,6 +86,43 @@ def trivial_course(course_dir, students):
     return {"assignment": TRIVIAL, "notebooks": [TRIVIAL], "overrides": overrides}
 
 
+def plain_course(course_dir, students):
+    """El notebook trivial en un curso con la configuración de nbgrader de fábrica (sin
+    ``solutions.grading``), con ``students`` entregas: lo que califica ``nbgrader autograde`` sin más."""
+    source = os.path.join(course_dir, "source", TRIVIAL)
+    os.makedirs(source)
+    nb = new_notebook(
+        cells=[
+            trivial_cell("respuesta", "answer = 1", grade=False, solution=True),
+            trivial_cell("prueba", "assert answer == 1", grade=True, solution=False, points=1),
+        ],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
+    nbformat.write(nb, os.path.join(source, f"{TRIVIAL}.ipynb"))
+    with open(os.path.join(course_dir, "nbgrader_config.py"), "w", encoding="utf-8") as f:
+        f.write("c = get_config()  # noqa: F821\n")
+    plain_nbgrader(course_dir, "generate_assignment", TRIVIAL)
+    for i in range(students):
+        folder = os.path.join(course_dir, "submitted", f"e{i}", TRIVIAL)
+        os.makedirs(folder)
+        nbformat.write(nb, os.path.join(folder, f"{TRIVIAL}.ipynb"))
+
+
+def plain_nbgrader(course_dir, *args):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), env.get("PATH")]))
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=env, check=True, capture_output=True
+    )
+
+
+def plain_class(course_dir, students):
+    """Segundos por entrega de ``nbgrader autograde`` sin más, con toda la clase en un proceso."""
+    start = time.perf_counter()
+    plain_nbgrader(course_dir, "autograde", TRIVIAL, "--force")
+    return (time.perf_counter() - start) / students
+
+
 def one_submission(course_dir, how):
     """Segundos del comando del curso, en un intérprete nuevo, sobre un curso con una entrega."""
     start = time.perf_counter()
@@ -101,13 +145,15 @@ def class_of(course_dir, processes, how):
 
 def measure(args, folders):
     """{medida: (Lección 6, trivial)} en segundos."""
-    (lesson_one, lesson_many, lesson), (trivial_one, trivial_many, trivial) = folders
-    # Las dos clases se alternan ronda a ronda: si la máquina cambia de ritmo, les toca a las dos.
-    rounds, each = [], [[], []]
+    (lesson_one, lesson_many, lesson), (trivial_one, trivial_many, trivial), plain = folders
+    # Las clases se alternan ronda a ronda: si la máquina cambia de ritmo, les toca a todas.
+    rounds, each, against_plain = [], [[], []], []
     for _ in range(args.rondas):
         rounds.append([one_submission(lesson_one, lesson), one_submission(trivial_one, trivial)])
-        each[0] += class_of(lesson_many, 1, lesson)[0]
+        lesson_each, lesson_total = class_of(lesson_many, 1, lesson)
+        each[0] += lesson_each
         each[1] += class_of(trivial_many, 1, trivial)[0]
+        against_plain.append([lesson_total / args.students, plain_class(plain, args.students)])
     whole = [
         class_of(lesson_many, args.procesos, lesson)[1],
         class_of(trivial_many, args.procesos, trivial)[1],
@@ -116,7 +162,12 @@ def measure(args, folders):
         "una entrega, de punta a punta": [statistics.median(r[i] for r in rounds) for i in (0, 1)],
         "cada entrega de una clase, de a una": [statistics.median(e) for e in each],
         f"la clase ({args.procesos} procesos), por entrega": [t / args.students for t in whole],
+        PLAIN_ROW: [statistics.median(r[i] for r in against_plain) for i in (0, 1)],
     }
+
+
+# La medida del issue 25: la Lección 6 con grade_class contra el trivial con nbgrader autograde sin más.
+PLAIN_ROW = "por entrega de una clase, vs. autograde sin más"
 
 
 def main():
@@ -127,20 +178,27 @@ def main():
     parser.add_argument("--clase-adversaria", action="store_true", help="con la clase adversaria")
     args = parser.parse_args()
     lesson = {"assignment": ASSIGNMENT, "notebooks": list(EXERCISES)}
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as root:
-        folders = [os.path.join(root, name) for name in ("l1", "ln", "t1", "tn")]
+        folders = [os.path.join(root, name) for name in ("l1", "ln", "t1", "tn", "pn")]
         for folder in folders:
             os.makedirs(folder)
         lesson_course(folders[0], 1, adversarial=False)
         lesson_course(folders[1], args.students, args.clase_adversaria)
         trivial_course(folders[2], 1)
         trivial = trivial_course(folders[3], args.students)
+        plain_course(folders[4], args.students)
         print("midiendo…", file=sys.stderr, flush=True)
-        rows = measure(args, [(folders[0], folders[1], lesson), (folders[2], folders[3], trivial)])
-    print(f"{'qué':<44} {'Lección 6':>10} {'trivial':>10} {'cociente':>9}")
+        courses = [(folders[0], folders[1], lesson), (folders[2], folders[3], trivial), folders[4]]
+        rows = measure(args, courses)
+    load_after = os.getloadavg()
+    print(f"{'qué':<48} {'Lección 6':>10} {'trivial':>10} {'cociente':>9}")
     for what, (mine, theirs) in rows.items():
-        print(f"{what:<44} {mine:9.2f}s {theirs:9.2f}s {mine / theirs:8.2f}×")
-    print("objetivo: una entrega, de punta a punta, no más de 1,5×")
+        print(f"{what:<48} {mine:9.2f}s {theirs:9.2f}s {mine / theirs:8.2f}×")
+    print(
+        "objetivo (issue 25): «por entrega de una clase, vs. autograde sin más» no más de 1,5×; "
+        f"{os.cpu_count()} núcleos, carga antes {load_before[0]:.2f}, después {load_after[0]:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -247,9 +247,22 @@ class ForkServer:
         script = script or os.path.abspath(__file__)
         command = [*prefix, sys.executable, script, str(theirs.fileno()), mode]
         command.append(os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/pid") else "")
+        # Aislado, con tope de procesos para todas sus corridas (un grupo de control propio). Se importa
+        # aquí: este archivo corre también dentro del aislamiento, donde ``solutions`` no está.
+        from solutions.grading import sandbox
+
+        self.release_group = sandbox.release_group
+        self.group = sandbox.process_group() if prefix else None
+        command = sandbox.in_group(self.group, command)
         env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen(command, cwd=cwd, env=env, pass_fds=(theirs.fileno(),))
-        theirs.close()
+        try:
+            self.process = subprocess.Popen(command, cwd=cwd, env=env, pass_fds=(theirs.fileno(),))
+        except BaseException:
+            self.release_group(self.group)
+            self.sock.close()
+            raise
+        finally:
+            theirs.close()
 
     def launch(self, spec, env):
         # El momento de matar no sale de aquí: lo decide ``run_and_kill`` con cada aviso del testigo.
@@ -279,6 +292,7 @@ class ForkServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        self.release_group(self.group)
 
 
 class ServedRun:

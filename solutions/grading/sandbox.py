@@ -28,6 +28,7 @@ calificar sin aislamiento.
 
 import functools
 import os
+import select
 import shutil
 import stat
 import subprocess
@@ -244,6 +245,69 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=()):
     return [*args, "--"]
 
 
+# Dónde crear el grupo de control («cgroup») de procesos de cada aislado: el tope de procesos. RLIMIT_NPROC
+# no sirve: cuenta por usuario en toda la máquina y no se le aplica a root, que suele ser quien califica.
+PIDS_HIERARCHIES = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup")
+
+
+def process_group():
+    """Un grupo de control nuevo con tope de ``PROCESSES`` procesos (e hilos), o None si esta máquina no
+    deja crearlo (sin permiso, o sin el controlador «pids»): entonces no hay tope de procesos."""
+    for root in PIDS_HIERARCHIES:
+        if not os.path.exists(os.path.join(root, "cgroup.procs")):
+            continue
+        try:
+            group = tempfile.mkdtemp(prefix="leccion6-", dir=root)
+        except OSError:
+            continue
+        if not os.path.exists(os.path.join(group, "pids.max")):  # sin el controlador «pids»
+            release_group(group)
+            continue
+        try:
+            with open(os.path.join(group, "pids.max"), "w") as f:
+                f.write(str(PROCESSES))
+        except OSError:
+            release_group(group)
+            continue
+        return group
+    return None
+
+
+def in_group(group, command):
+    """``command`` que arranca dentro de ``group`` (antes de que exista ningún proceso del aislado)."""
+    if not group:
+        return list(command)
+    join = 'echo $$ > "$0/cgroup.procs" && exec "$@"'
+    return [shutil.which("sh") or "/bin/sh", "-c", join, group, *command]
+
+
+def release_group(group):
+    """Borra ``group`` cuando ya no queda ningún proceso en él (espera a cada uno con un pidfd)."""
+    if not group:
+        return
+    for _ in range(3):
+        try:
+            with open(os.path.join(group, "cgroup.procs")) as f:
+                left = [int(p) for p in f.read().split()]
+        except OSError:
+            left = []
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue
+            try:
+                select.select([pidfd], [], [], 5)
+            finally:
+                os.close(pidfd)
+        try:
+            os.rmdir(group)
+            return
+        except OSError:
+            continue
+
+
 def private_copy(folder):
     """Una copia de los archivos comunes de ``folder`` (la carpeta del notebook) en una carpeta
     temporal: el kernel escribe ahí, vista como ``folder``, y nunca en la carpeta donde quien califica
@@ -276,6 +340,7 @@ class SandboxKernelManager(AsyncKernelManager):
 
     _sockets = None
     _private = None
+    _group = None
 
     async def _async_pre_start_kernel(self, **kw):
         if required():
@@ -294,11 +359,18 @@ class SandboxKernelManager(AsyncKernelManager):
             isolation = prefix(
                 self._private, readable=[self.connection_file], sockets=self._sockets, shown_as=cwd
             )
-            kernel_cmd = [*isolation, *kernel_cmd]
+            self._release_group()
+            self._group = process_group()
+            kernel_cmd = in_group(self._group, [*isolation, *kernel_cmd])
         # Lo que ipykernel imprime al arrancar (cómo conectarse a él) no le sirve a quien califica; lo
         # que imprimen las celdas va por el canal del kernel, no por aquí.
         kw.setdefault("stdout", subprocess.DEVNULL)
-        await super()._async_launch_kernel(kernel_cmd, **kw)
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        except BaseException:
+            self._discard_private()
+            self._release_group()
+            raise
 
     async def _async_wait(self, pollinterval=0.1):
         # Tras el SIGKILL el aislamiento termina en milisegundos: esperar de a 0,1 s (lo de jupyter_client)
@@ -311,6 +383,11 @@ class SandboxKernelManager(AsyncKernelManager):
             shutil.rmtree(self._sockets, ignore_errors=True)
         if not restart:
             self._discard_private()
+            self._release_group()
+
+    def _release_group(self):
+        release_group(self._group)
+        self._group = None
 
     def _discard_private(self):
         if self._private:
