@@ -5,6 +5,8 @@ y volver a llamar. Es el punto de partida de la lección: si el proceso muere, t
 Las piezas pequeñas (``ask_model``, ``final_text``…) las reutiliza el agente con puntos de control.
 """
 
+import os
+
 from harness.protocol import block_to_dict
 from harness.replies import check_final, check_stop_reason, continue_paused
 from harness.tools import run_tool
@@ -15,7 +17,9 @@ MODEL = "claude-sonnet-5-5"
 MAX_TOKENS = 1024
 # Un tope de seguridad: la tarea guionada usa 3 turnos, y cada muerte en la ventana de write_report
 # agrega 2 (is_error → check_report → write_report); 20 cubre las 6 muertes por tarea de la tortura.
-MAX_TURNS = 20
+# AGENT_MAX_TURNS (un entero positivo) lo baja para probar el tope sin un modelo que no termina.
+_ASKED = os.environ.get("AGENT_MAX_TURNS", "")
+MAX_TURNS = int(_ASKED) if _ASKED.isdigit() and int(_ASKED) > 0 else 20
 
 
 def ask_model(client, tools, messages):

@@ -79,7 +79,9 @@ FLAGS = ("--resume", "--live")
 EXIT_DONE = 0
 EXIT_FAILED = 1  # un problema esperado: una línea en español en stderr
 EXIT_USAGE = 2  # la línea de comandos (o AGENT_VARIANT) no vale
+EXIT_HANGUP = 129  # SIGHUP: se cerró la terminal (128 + 1)
 EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_TERMINATED = 143  # SIGTERM: kill, systemd, docker stop (128 + 15)
 EXIT_KILLED = 137  # la caída simulada: el código de «matado por SIGKILL»
 
 

@@ -6,11 +6,20 @@ una línea que nombra lo que cuida, y los detalles se cuentan en «Más allá de
 - ``require_checkpoint_shape``: un JSON válido con otra forma se rechaza al cargar, no a mitad de camino.
 - ``require_ledger_shape``: un registro con un «result» que no es texto no se le devuelve al modelo.
 - ``require_matching_ledger``: la anotación de la llamada colgante tiene que ser de su misma herramienta.
+- ``stop_if_lasting``: una falla del entorno que se repite (el disco, un enlace duro) detiene la corrida
+  con salida 1 en vez de llegarle al modelo como si fuera su tarea: ``[done]`` solo si el modelo terminó.
 """
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.errors import HarnessError, os_reason
+from harness.session import warn  # noqa: F401 (las celdas de la lección lo toman de acá)
 from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
+from harness.tool_input import ToolOSError
+from harness.tools import failures_in_a_row
+
+# Fallas seguidas del entorno en una misma herramienta antes de detener la corrida: la primera y la
+# segunda le llegan al modelo (una falla pasajera la resuelve reintentar), la tercera ya no.
+LASTING_ATTEMPTS = 3
 
 
 class CheckpointError(HarnessError):
@@ -53,3 +62,17 @@ def require_matching_ledger(pending, effects):
     problem = pending_entry_problem(pending, effects)
     if problem:
         raise LedgerError(f"{EFFECTS_FILE} no corresponde a {CHECKPOINT_FILE}: {problem}. Revísalo a mano.")
+
+
+class LastingFault(HarnessError):  # noqa: N818 (se lee como una condición)
+    """Una herramienta que sigue fallando por el entorno: no es la respuesta del modelo."""
+
+
+def stop_if_lasting(err):
+    """Si ``err`` (lo que lanzó una herramienta) es una falla del entorno que dura (``LASTING_ATTEMPTS``
+    seguidas, o una que reintentar no arregla), la corrida se detiene acá con una línea: el punto de
+    control queda con la llamada colgante y ``--resume`` la retoma cuando se resuelva."""
+    if isinstance(err, ToolOSError):
+        times = failures_in_a_row.get(err.tool, 1)
+        if err.lasting or times >= LASTING_ATTEMPTS:
+            raise LastingFault(err.line(times)) from None

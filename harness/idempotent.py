@@ -12,13 +12,19 @@ escribir. Si el proceso muere en cualquier momento y la llamada se repite con la
 
 Un registro que anota después de ejecutar (el de la lección) no puede distinguir «murió antes» de
 «murió después»; este recibo sí, porque anota la intención y la comprueba contra el efecto mismo.
+
+Las promesas del agente por omisión valen igual: el reporte se reescribe entero con ``write_durable``
+(temporal + fsync + rename + fsync del directorio), así que nunca se escribe a través de un enlace y
+su entrada en el directorio está en disco antes de anotarlo; un reporte con otro nombre (un enlace
+duro) se rechaza sin escribir nada, y uno que un corte de luz dejó con ceros donde iba lo nuestro se
+repara en su lugar.
 """
 
 import json
 import os
 
 from harness.durable import read_bytes, write_durable
-from harness.tool_input import ToolError, text_arg, tool_path
+from harness.tool_input import ToolError, os_failure, refuse_hard_link, text_arg, tool_path
 
 # Los recibos de las claves, junto al reporte.
 RECEIPTS_SUFFIX = ".claves.json"
@@ -49,33 +55,33 @@ def _current_bytes(path):
         return b""
 
 
-def _write_at(path, offset, data):
-    """Deja ``data`` en ``path`` desde ``offset`` y nada después (si una escritura anterior murió a
-    medias, lo que dejó se pisa), con fsync antes de volver, como ``write_report``."""
-    with open(path, "r+b" if os.path.exists(path) else "wb") as f:
-        f.truncate(offset)
-        f.seek(offset)
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+def _ours(tail, data):
+    """¿Lo que hay desde la posición reservada es nuestro a medias, o lo que deja un corte de luz (el
+    tamaño llegó al disco y los datos no: ceros)? Entonces se puede pisar sin perder nada ajeno."""
+    return data.startswith(tail) or (len(tail) <= len(data) and not tail.strip(b"\0"))
 
 
 def write_report_once(tool_input, key):
     """Como ``write_report`` (``harness.tools``), pero con ``key``: repetir la llamada no duplica el reporte."""
     path, content = tool_path(tool_input), text_arg(tool_input, "content")
+    refuse_hard_link(path, tool_input)  # antes de reservar: nada se escribe a través de otro nombre
     data = content.encode("utf-8")
     receipts_file = receipts_path(path)
-    receipts = _load_receipts(receipts_file)
-    current = _current_bytes(path)
-    if key not in receipts:
-        receipts[key] = {"offset": len(current), "bytes": len(data)}
-        write_durable(receipts_file, json.dumps(receipts, ensure_ascii=False, indent=2).encode("utf-8"))
-    offset = receipts[key]["offset"]
-    written = current[offset : offset + len(data)]
-    if written != data:
-        if len(current) > offset and not data.startswith(current[offset:]):
-            raise ToolError(
-                f"{tool_input['path']} cambió después de reservar la clave {key}; revísalo a mano"
-            )
-        _write_at(path, offset, data)
+    try:
+        receipts = _load_receipts(receipts_file)
+        current = _current_bytes(path)
+        if key not in receipts:
+            receipts[key] = {"offset": len(current), "bytes": len(data)}
+            write_durable(receipts_file, json.dumps(receipts, ensure_ascii=False, indent=2).encode("utf-8"))
+        offset = receipts[key]["offset"]
+        if current[offset : offset + len(data)] != data:
+            if not _ours(current[offset:], data):
+                raise ToolError(
+                    f"{tool_input['path']} cambió después de reservar la clave {key}: hay texto que no es de "
+                    "esta llamada donde iba el reporte. Revísalo a mano; para empezar de cero, corre sin --resume"
+                )
+            # Entero, con temporal + rename: ni a través de un enlace ni a medias tras un corte de luz.
+            write_durable(path, current[:offset] + data)
+    except OSError as err:
+        raise os_failure("escribir en", tool_input, err) from None
     return f"Reporte escrito en {tool_input['path']} ({len(content)} caracteres)"

@@ -24,6 +24,7 @@ import re
 import sys
 import threading
 import time
+import urllib.request
 from urllib.parse import urlsplit
 
 import anthropic
@@ -46,29 +47,46 @@ class LiveModelError(HarnessError):
     """La API real no respondió, o respondió con un error o con algo que no es un mensaje."""
 
 
-def make_live_client():
-    """El cliente real, configurado desde el entorno; sin clave, un error claro antes de tocar nada."""
-    key = os.environ.get("ANTHROPIC_API_KEY")
-    if not key:
+# Las credenciales que acepta el SDK: una clave (cabecera x-api-key) o un token (Authorization: Bearer).
+CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def credentials():
+    """(clave, token) del entorno, como los lee el SDK; sin ninguno, o con uno mal copiado, un error
+    claro antes de mandar nada (sin mostrar ni una parte del valor)."""
+    values = [os.environ.get(name) or None for name in CREDENTIALS]
+    if not any(values):
         raise LiveModelError(
             "Falta ANTHROPIC_API_KEY: --live usa el modelo real de Anthropic y necesita tu clave "
-            "(export ANTHROPIC_API_KEY=…). Sin --live, el agente usa el modelo guionado."
+            "(export ANTHROPIC_API_KEY=…, o un token en ANTHROPIC_AUTH_TOKEN). Sin --live, el agente usa el "
+            "modelo guionado."
         )
-    if not KEY_CHARS.fullmatch(key):  # sin mostrarla: ni una parte de la clave llega a una línea
-        raise LiveModelError(
-            "ANTHROPIC_API_KEY tiene espacios, saltos de línea u otros caracteres que una clave no tiene "
-            "(por ejemplo un \\r al final, de un .env guardado con fin de línea de Windows): cópiala de nuevo "
-            "sin ellos. No se mandó ningún pedido."
-        )
-    hide_key_in_logs(key)
+    for name, value in zip(CREDENTIALS, values, strict=True):
+        if value and not KEY_CHARS.fullmatch(value):
+            raise LiveModelError(
+                f"{name} tiene espacios, saltos de línea u otros caracteres que una clave no tiene (por "
+                "ejemplo un \\r al final, de un .env guardado con fin de línea de Windows): cópiala de nuevo "
+                "sin ellos. No se mandó ningún pedido."
+            )
+    return values
+
+
+def make_live_client():
+    """El cliente real, configurado desde el entorno; sin clave, un error claro antes de tocar nada."""
+    key, token = credentials()
+    for secret in (key, token):
+        if secret:
+            hide_key_in_logs(secret)
     timeout = seconds("ANTHROPIC_TIMEOUT", DEFAULT_TIMEOUT)
+    bounded = _Bounded(timeout)
     sdk = anthropic.Anthropic(
         api_key=key,
+        auth_token=token,
         max_retries=max_retries(),
         timeout=timeout,
-        http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [_Bounded(timeout)]}),
+        http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [bounded]}),
     )
-    return LiveClient(sdk, os.environ.get("ANTHROPIC_MODEL"))
+    return LiveClient(sdk, os.environ.get("ANTHROPIC_MODEL"), bounded)
 
 
 def max_retries():
@@ -119,14 +137,17 @@ class _Bounded:
 
     def __init__(self, timeout):
         self.timeout = timeout
+        self.asked = None  # los segundos del último retry-after acortado (lo que pidió la API)
 
     def __call__(self, response):
+        self.asked = None
         for name, unit in (("retry-after-ms", 1000), ("retry-after", 1)):
             try:
                 wait = float(response.headers.get(name, "")) / unit
             except ValueError:
                 continue
             if wait > MAX_RETRY_WAIT:
+                self.asked = wait
                 response.headers[name] = str(MAX_RETRY_WAIT * unit)
         response.stream = _Deadline(response.stream, time.monotonic() + self.timeout, response.request)
 
@@ -148,25 +169,26 @@ class _Deadline(httpx2.SyncByteStream):
 class LiveClient:
     """Un cliente con la misma forma que ``ScriptedModel``: ``client.messages.create(...)``."""
 
-    def __init__(self, sdk, model=None):
-        self.messages = _LiveMessages(sdk, model)
+    def __init__(self, sdk, model=None, bounded=None):
+        self.messages = _LiveMessages(sdk, model, bounded or _Bounded(sdk.timeout))
 
 
 class _LiveMessages:
-    def __init__(self, sdk, model):
-        self._sdk, self._model = sdk, model
+    def __init__(self, sdk, model, bounded):
+        self._sdk, self._model, self._bounded = sdk, model, bounded
 
     def create(self, *, model, max_tokens, messages, tools=(), **options):
         model = self._model or model  # ANTHROPIC_MODEL manda sobre el de base_loop
         if tools:
             options.setdefault("tool_choice", ONE_TOOL_PER_TURN)
         try:
-            with _waiting_notice(self._sdk.timeout):
+            with _waiting_notice(self._sdk.timeout, self._bounded):
                 response = self._sdk.messages.create(
                     model=model, max_tokens=max_tokens, tools=list(tools), messages=messages, **options
                 )
         except anthropic.APIError as err:
-            raise LiveModelError(self._scrub(describe(err, self._sdk, model))) from None
+            line = describe(err, self._sdk, model) + _asked_to_wait(self._bounded.asked)
+            raise LiveModelError(self._scrub(line)) from None
         except ValueError:  # un 200 que no es JSON (cortado, o la página HTML de un proxy)
             response = None
         problem = reply_problem(response)
@@ -178,21 +200,44 @@ class _LiveMessages:
         return response
 
     def _scrub(self, text):
-        """La clave nunca llega a una línea de log, aunque la API la repitiera en su mensaje."""
-        key = self._sdk.api_key
-        # Una «clave» de pocas letras taparía palabras enteras del mensaje; las reales son largas.
-        return text.replace(key, "«clave oculta»") if key and len(key) >= 16 else text
+        """La clave (o el token) nunca llega a una línea de log, aunque la API la repitiera."""
+        for secret in (self._sdk.api_key, self._sdk.auth_token):
+            # Una «clave» de pocas letras taparía palabras enteras del mensaje; las reales son largas.
+            if secret and len(secret) >= 16:
+                text = text.replace(secret, "«clave oculta»")
+        return text
+
+
+def _asked_to_wait(asked):
+    """Lo que pidió la API con un retry-after largo, y lo que hizo el agente (en vez de esperarlo)."""
+    if asked is None:
+        return ""
+    when = time.strftime("%H:%M", time.localtime(time.time() + asked))
+    return (
+        f" La API pidió esperar {asked:g} s antes de reintentar (retry-after); el agente espera a lo sumo "
+        f"{MAX_RETRY_WAIT:g} s entre reintentos, así que se detuvo: vuelve a intentarlo después de las {when}."
+    )
 
 
 class _waiting_notice:  # noqa: N801 (se usa como «with»)
     """Si el pedido tarda, una línea en stderr: qué se espera, hasta cuándo, y qué hace Ctrl-C."""
 
-    def __init__(self, timeout):
-        self.after = min(10.0, timeout / 4)
+    def __init__(self, timeout, bounded=None):
+        self.after, self.bounded = min(10.0, timeout / 4), bounded
         self.timer = threading.Timer(self.after, self._say, args=(timeout,))
         self.timer.daemon = True
 
     def _say(self, timeout):
+        asked = self.bounded and self.bounded.asked
+        if asked:  # la API contestó enseguida, pidiendo esperar: no es que no responda
+            print(
+                f"[esperando al modelo] la API pidió esperar {asked:g} s antes de reintentar (retry-after); "
+                f"el agente espera {MAX_RETRY_WAIT:g} s y reintenta. Ctrl-C lo interrumpe: el disco queda en "
+                "el último punto guardado.",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
         print(
             f"[esperando al modelo] sin respuesta tras {self.after:g} s; cada intento espera a lo sumo "
             f"{timeout:g} s (ANTHROPIC_TIMEOUT). Ctrl-C lo interrumpe: el disco queda en el último punto "
@@ -231,6 +276,11 @@ def describe(err, sdk, model):
     if isinstance(err, anthropic.APIConnectionError):
         if isinstance(err, anthropic.APITimeoutError):
             what, check = f"no respondió en {sdk.timeout:g} s", "la conexión, o sube ANTHROPIC_TIMEOUT"
+        elif proxy := proxy_for(sdk.base_url):
+            what, check = (
+                f"no está al alcance a través del proxy {proxy[1]} ({proxy[0]})",
+                (f"ese proxy (o quítalo de {proxy[0]}, o agrega el servidor a NO_PROXY, si no hace falta)"),
+            )
         else:
             what, check = "no está al alcance", "la conexión o ANTHROPIC_BASE_URL"
         return f"La API de Anthropic en {sdk.base_url} {what}{_retried(sdk)}: revisa {check}. {resume_hint()}"
@@ -240,7 +290,8 @@ def describe(err, sdk, model):
     kind, message = _api_error(err.body)
     tag = f"{status} {kind}".strip()
     if status == 401:
-        return f"La API de Anthropic rechazó la clave ({tag}): revisa ANTHROPIC_API_KEY. {resume_hint()}"
+        used = "ANTHROPIC_API_KEY" if sdk.api_key else "ANTHROPIC_AUTH_TOKEN"
+        return f"La API de Anthropic rechazó la clave ({tag}): revisa {used}. {resume_hint()}"
     if status == 404:
         return f"{_not_found(sdk, model, tag, message)} {resume_hint()}"
     if status == 429:
@@ -252,6 +303,21 @@ def describe(err, sdk, model):
         f"La API de Anthropic rechazó el pedido ({tag}): {message.rstrip('.')}. El punto de control no se "
         "modificó; si retomar vuelve a dar este error, empieza de nuevo sin --resume."
     )
+
+
+def proxy_for(url):
+    """(variable, proxy sin usuario ni contraseña) del proxy que usa el SDK para ``url``, o None: con
+    un proxy en el camino, una conexión que falla es casi siempre del proxy."""
+    parts = urlsplit(str(url))
+    for name in (f"{parts.scheme}_proxy", "all_proxy"):
+        for var in (name.upper(), name):
+            value = os.environ.get(var)
+            if value:
+                if urllib.request.proxy_bypass_environment(parts.hostname or ""):
+                    return None
+                proxy = urlsplit(value if "://" in value else f"http://{value}")
+                return var, f"{proxy.scheme}://{proxy.hostname}" + (f":{proxy.port}" if proxy.port else "")
+    return None
 
 
 def _not_found(sdk, model, tag, message):

@@ -9,8 +9,11 @@ Windows), así que un agente muerto no lo deja tomado.
 - Sin ``fcntl`` (Windows): un candado de un byte sobre ``.agente.lock`` en el directorio
   (``msvcrt.locking``; en un sistema POSIX sin el módulo ``fcntl``, ``os.lockf``). Quien lo suelta lo
   borra; si el proceso muere queda el archivo, no el candado, y la corrida siguiente lo reusa y lo borra.
+  Se abre sin seguir enlaces (``O_NOFOLLOW``), como todo archivo del agente: un ``.agente.lock`` que es
+  un enlace simbólico (aun roto) se rechaza, nunca crea un archivo fuera del directorio de trabajo.
 """
 
+import errno
 import os
 import threading
 from contextlib import contextmanager
@@ -86,10 +89,38 @@ def _file_lock(path):
             _held.discard(key)
 
 
+# Sin truncar (otro proceso puede tenerlo) y sin seguir enlaces; en Windows no hay enlaces que seguir
+# al crear (O_NOFOLLOW no existe), y ``_not_a_link`` lo comprueba igual.
+_LOCK_OPEN = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class LockFileRefused(HarnessError):  # noqa: N818
+    """``.agente.lock`` es un enlace: el agente no lo sigue."""
+
+
+def _refused(lock_path):
+    return LockFileRefused(
+        f"{LOCK_FILE} en {os.path.abspath(os.path.dirname(lock_path) or '.')} es un enlace simbólico, y el "
+        "agente no sigue enlaces en sus propios archivos (podría crear o bloquear un archivo fuera del "
+        f"directorio de trabajo). Bórralo (el enlace, no su destino) y vuelve a intentarlo."
+    )
+
+
+def _not_a_link(lock_path):
+    if os.path.islink(lock_path):
+        raise _refused(lock_path)
+
+
 def _lock_file(lock_path, path):
     """El descriptor de ``lock_path`` con su primer byte bloqueado (si otro lo tiene, ``busy``)."""
     while True:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)  # sin truncar: otro puede tenerlo
+        _not_a_link(lock_path)  # donde no hay O_NOFOLLOW
+        try:
+            fd = os.open(lock_path, _LOCK_OPEN, 0o644)
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise _refused(lock_path) from None
+            raise
         try:
             if msvcrt:
                 msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # desde la posición actual: el byte 0
@@ -101,7 +132,7 @@ def _lock_file(lock_path, path):
         # Quien soltaba el candado pudo borrar el archivo entre nuestro open y nuestro candado: ese
         # candado es sobre un archivo que ya no está en el directorio, y no cuenta.
         try:
-            if os.path.samestat(os.fstat(fd), os.stat(lock_path)):
+            if os.path.samestat(os.fstat(fd), os.lstat(lock_path)):
                 return fd
         except FileNotFoundError:
             pass

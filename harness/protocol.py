@@ -11,7 +11,9 @@ def block_to_dict(block):
     en ``messages`` y en el punto de control y poder reenviarlo tal cual."""
     if isinstance(block, dict):
         return block
-    return block.model_dump(mode="json", exclude_none=True)
+    # warnings=False: un «input» que no es un objeto lo rechaza checked_call en una línea en español;
+    # el aviso de pydantic (en inglés, cuatro líneas) no le sirve a nadie.
+    return block.model_dump(mode="json", exclude_none=True, warnings=False)
 
 
 def _blocks(message):

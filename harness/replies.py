@@ -13,7 +13,7 @@ import os
 import re
 from types import SimpleNamespace
 
-from harness.contract import CHECKPOINT_FILE, FINISHED
+from harness.contract import CHECKPOINT_FILE, FINISHED, turn_limit_text
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict, blocks_of
 from harness.tools import TOOL_IMPLS
@@ -25,6 +25,17 @@ FINAL_STOPS = ("end_turn", "stop_sequence")
 # Un turno en pausa (herramientas del servidor) se continúa a lo sumo estas veces seguidas.
 MAX_PAUSES = 10
 # La clave del punto de control que marca una tarea terminada: --resume no vuelve a llamar al modelo.
+
+
+class TurnLimitReached(HarnessError):  # noqa: N818 (se lee como una condición)
+    """El tope de turnos de una corrida: no es un final del modelo (salida 1), y ``--resume`` sigue desde
+    el último punto guardado con otros tantos turnos."""
+
+    def __init__(self, max_turns):
+        super().__init__(
+            f"{turn_limit_text(max_turns)}: no es un final del modelo. {CHECKPOINT_FILE} quedó en el último punto guardado; revisa "
+            "por qué el modelo no termina, y retoma con --resume (cada corrida tiene su propio tope)."
+        )
 
 
 class ReplyError(HarnessError):
@@ -199,11 +210,11 @@ def conversation_problem(cp):
     return None
 
 
-def interrupted():
-    """La línea de un Ctrl-C: dónde quedó el disco y cómo seguir."""
+def interrupted(how="con Ctrl-C"):
+    """La línea de un Ctrl-C (o de SIGTERM, SIGHUP: ``how``): dónde quedó el disco y cómo seguir."""
     if os.path.exists(CHECKPOINT_FILE):
         return (
-            f"Interrumpido con Ctrl-C. {CHECKPOINT_FILE} quedó en el último punto guardado: retoma con "
+            f"Interrumpido {how}. {CHECKPOINT_FILE} quedó en el último punto guardado: retoma con "
             "--resume (y --live, si usabas el modelo real)."
         )
-    return "Interrumpido con Ctrl-C antes del primer punto guardado: vuelve a correr sin --resume."
+    return f"Interrumpido {how} antes del primer punto guardado: vuelve a correr sin --resume."

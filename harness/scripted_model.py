@@ -47,7 +47,7 @@ class _Block:
     def __init__(self, **fields):
         self.__dict__.update(fields)
 
-    def model_dump(self, mode="python", exclude_none=False):
+    def model_dump(self, mode="python", exclude_none=False, warnings=True):
         return {k: v for k, v in self.__dict__.items() if not (exclude_none and v is None)}
 
     def __repr__(self):
@@ -84,7 +84,7 @@ class Message(_Block):
             usage=usage,
         )
 
-    def model_dump(self, mode="python", exclude_none=False):
+    def model_dump(self, mode="python", exclude_none=False, warnings=True):
         data = super().model_dump(mode, exclude_none)
         data["content"] = [b.model_dump(mode, exclude_none) for b in self.content]
         data["usage"] = self.usage.model_dump(mode, exclude_none)

@@ -8,11 +8,32 @@ herramienta que los tocara podría falsear el punto de control o el registro).
 import os
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, TMP_SUFFIX
-from harness.errors import HarnessError
+from harness.errors import HarnessError, os_reason
 
 
 class ToolError(HarnessError):
     """Una entrada que la herramienta rechaza (falta un argumento, ruta fuera del directorio)."""
+
+
+class ToolOSError(ToolError):
+    """Una herramienta que falló por el entorno (el disco, un permiso, un enlace), no por lo que pidió
+    el modelo. ``str(err)`` es lo que lee el modelo; ``line`` lo que lee una persona si la corrida se
+    detiene. ``lasting``: reintentar no cambia nada (un enlace duro), la corrida se detiene enseguida."""
+
+    def __init__(self, message, *, action, path, reason, lasting=False):
+        super().__init__(message)
+        self.action, self.path, self.reason, self.lasting = action, path, reason, lasting
+        self.tool = None  # lo pone run_tool
+
+    def line(self, times=1):
+        """La línea de ``main()``: qué herramienta, qué operación, con qué archivo, por qué y qué hacer."""
+        tool = f"{self.tool} " if self.tool else ""
+        repeated = f" ({times} veces seguidas)" if times > 1 else ""
+        return (
+            f"{tool}no pudo {self.action} {self.path}{repeated}: {self.reason}. Es una falla del entorno, no "
+            f"una respuesta del modelo: la corrida se detuvo y {CHECKPOINT_FILE} guarda dónde quedó. Cuando se "
+            "resuelva, retoma con --resume."
+        )
 
 
 def text_arg(tool_input, key):
@@ -39,3 +60,27 @@ def tool_path(tool_input):
             f"la ruta {raw} es un archivo propio del agente ({name}); ninguna herramienta lo toca"
         )
     return full
+
+
+def os_failure(action, tool_input, err):
+    """La ``ToolOSError`` de un ``OSError`` al ``action`` (leer, escribir en) el archivo pedido."""
+    raw, reason = tool_input["path"], os_reason(err)
+    return ToolOSError(f"no se pudo {action} {raw}: {reason}", action=action, path=raw, reason=reason)
+
+
+def refuse_hard_link(path, tool_input):
+    """Un archivo con más de un nombre (un enlace duro, a effects.json por ejemplo) no se escribe:
+    cambiarlo cambiaría también el otro. Reintentar no lo arregla: la corrida se detiene."""
+    try:
+        names = os.lstat(path).st_nlink
+    except FileNotFoundError:
+        return
+    if names > 1:
+        reason = (
+            f"tiene {names} nombres en el disco (un enlace duro) y escribirlo cambiaría también el otro "
+            "archivo; quita ese enlace (borra el nombre que sobra)"
+        )
+        raw = tool_input["path"]
+        raise ToolOSError(
+            f"no se escribió {raw}: {reason}", action="escribir en", path=raw, reason=reason, lasting=True
+        )

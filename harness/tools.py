@@ -10,10 +10,9 @@ import os
 
 from harness.contract import KEYED_REASON, READ_ONLY_REASON, TMP_SUFFIX
 from harness.durable import NOT_PLAIN, read_bytes, read_present, remove_durably, write_durable
-from harness.errors import os_reason
 from harness.idempotent import receipts_path, write_report_once
 from harness.jitter import jitter
-from harness.tool_input import ToolError, text_arg, tool_path
+from harness.tool_input import ToolError, ToolOSError, os_failure, refuse_hard_link, text_arg, tool_path
 
 NOTES_PATH = "sales-notes.txt"
 REPORT_PATH = "report.txt"
@@ -37,7 +36,7 @@ def _read(tool_input):
     except FileNotFoundError:
         raise ToolError(f"no existe el archivo {tool_input['path']}") from None
     except OSError as err:  # una falla pasajera se le dice al modelo, que puede volver a intentarlo
-        raise ToolError(f"no se pudo leer {tool_input['path']}: {os_reason(err)}") from None
+        raise os_failure("leer", tool_input, err) from None
     except UnicodeDecodeError:
         raise ToolError(f"{tool_input['path']} no es texto UTF-8") from None
 
@@ -56,6 +55,7 @@ def count_words(tool_input):
 def write_report(tool_input):
     """Agrega el reporte al final del archivo (efecto secundario)."""
     path, content = tool_path(tool_input), text_arg(tool_input, "content")
+    refuse_hard_link(path, tool_input)
     try:
         before = read_bytes(path) if os.path.lexists(path) else b""
         # Agregar reescribiendo el archivo entero de forma durable: tras un corte de luz queda el
@@ -63,7 +63,7 @@ def write_report(tool_input):
         # directorio) antes de anotarlo en el registro, que si no diría «ya está hecho» sin reporte.
         write_durable(path, before + content.encode("utf-8"))
     except OSError as err:
-        raise ToolError(f"no se pudo escribir en {tool_input['path']}: {os_reason(err)}") from None
+        raise os_failure("escribir en", tool_input, err) from None
     return f"Reporte escrito en {tool_input['path']} ({len(content)} caracteres)"
 
 
@@ -91,7 +91,7 @@ def check_report(tool_input):
     except UnicodeDecodeError:
         text = "\0"  # bytes que no son texto: tan dañado como un archivo con nulos
     except OSError as err:
-        raise ToolError(f"no se pudo leer {tool_input['path']}: {os_reason(err)}") from None
+        raise os_failure("leer", tool_input, err) from None
     damage = report_damage(text)
     if damage:  # escribir encima de un reporte roto escondería el daño: que lo vea una persona
         return f"{tool_input['path']} existe pero {damage}: {REPORT_DAMAGED}"
@@ -126,9 +126,21 @@ def run_tool(name, tool_input, key=None):
     if name not in TOOL_IMPLS:
         raise ToolError(f"no existe la herramienta {name}")
     jitter()  # solo con AGENT_JITTER_MS: reparte las muertes de la prueba de tortura
-    if key is not None and name in KEYED:
-        return write_report_once(tool_input, key)
-    return TOOL_IMPLS[name](tool_input)
+    try:
+        if key is not None and name in KEYED:
+            output = write_report_once(tool_input, key)
+        else:
+            output = TOOL_IMPLS[name](tool_input)
+    except ToolOSError as err:
+        err.tool = name
+        failures_in_a_row[name] = failures_in_a_row.get(name, 0) + 1
+        raise
+    failures_in_a_row.pop(name, None)
+    return output
+
+
+# Fallas del entorno seguidas de cada herramienta en este proceso (``harness.guards.stop_if_lasting``).
+failures_in_a_row = {}
 
 
 def _tool(name, description, **properties):

@@ -123,16 +123,16 @@ def keep_assistant_turn(cp, content):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-28
-from harness.replies import checked_turn, finished
+from harness.replies import TurnLimitReached, checked_turn, finished
 
 
 def run_agent(client, task, tools, scene=None, point_a=True):
-    turns, tokens_used, messages = scene or fresh_scene(task)
+    turns, tokens_used, messages = start = scene or fresh_scene(task)
     response = ask_model(client, tools, messages)
     tokens_used += usage_tokens(response)
     while response.stop_reason == "tool_use":
-        if turns >= MAX_TURNS:
-            return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
+        if turns >= start[0] + MAX_TURNS:  # un tope por corrida; no es un final: salida 1, y --resume sigue
+            raise TurnLimitReached(MAX_TURNS)  # «Se alcanzó el máximo de N turnos…», con qué hacer
         turns += 1
         content, pending = checked_turn(response, messages)  # una respuesta inválida no toca el disco
         # —— Punto A: apenas llega la respuesta, anota la llamada colgante de este turno ——
@@ -155,7 +155,7 @@ def run_agent(client, task, tools, scene=None, point_a=True):
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-34
-from harness.guards import LedgerError, require_ledger_shape
+from harness.guards import LedgerError, require_ledger_shape, stop_if_lasting, warn
 
 
 def load_effects():
@@ -198,6 +198,7 @@ def run_tool_uses(content):  # tu turno
         try:
             output = run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)
         except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
+            stop_if_lasting(err)  # salvo una falla del entorno que dura: salida 1, retomable
             results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
             continue
         crash_point("after-tool")
@@ -206,10 +207,9 @@ def run_tool_uses(content):  # tu turno
         try:
             save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
         except (OSError, LedgerError):
-            print(
+            warn(  # una falla, una línea: el aviso sale al final, o dentro del error final
                 f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
-                "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",
-                file=sys.stderr,
+                "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano"
             )
         else:
             crash_point("after-effect-write")

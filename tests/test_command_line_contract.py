@@ -1,7 +1,7 @@
 """Una sola línea de comandos: el agente de la lección, el de lotes y el de DBOS aceptan las mismas
 banderas, eligen la variante en ``AGENT_VARIANT`` y salen con los mismos códigos (``harness.contract``):
-2 con una línea mal escrita, 137 en una caída, 130 con Ctrl-C, 1 con un problema esperado, 0 con
-``[done]``; cada problema, una sola línea en español y sin tocar el disco si no hacía falta."""
+2 con una línea mal escrita, 137 en una caída, 130 con Ctrl-C, 143 con SIGTERM, 129 con SIGHUP, 1 con
+un problema esperado, 0 con ``[done]``; cada problema, una sola línea en español y sin tocar el disco si no hacía falta."""
 
 import os
 import signal
@@ -68,9 +68,21 @@ def test_nothing_to_resume_is_one_line_and_exit_1(tmp_path, runnable):
     assert run.returncode == contract.EXIT_FAILED and one_line(run.stderr) and run.stdout == ""
 
 
-def test_ctrl_c_while_waiting_for_the_model_is_one_line_and_130(tmp_path, runnable, monkeypatch):
-    """Con el SDK real contra una API local que no contesta la segunda llamada: SIGINT cuando el agente
-    ya espera (un evento, no una demora), y después --resume termina la tarea."""
+STOPS = {
+    "SIGINT": (contract.EXIT_INTERRUPTED, "Ctrl-C"),
+    "SIGTERM": (contract.EXIT_TERMINATED, "SIGTERM"),
+    "SIGHUP": (contract.EXIT_HANGUP, "SIGHUP"),
+}
+
+
+@pytest.mark.parametrize("stop", list(STOPS))
+def test_a_stop_signal_while_waiting_for_the_model_is_one_line_and_its_code(
+    tmp_path, runnable, monkeypatch, stop
+):
+    """Con el SDK real contra una API local que no contesta la segunda llamada: la señal (Ctrl-C,
+    SIGTERM de kill o de systemd, SIGHUP de una terminal que se cierra) cuando el agente ya espera (un
+    evento, no una demora): una línea, 130 / 143 / 129, y después --resume termina la tarea."""
+    code, named = STOPS[stop]
     path, env = runnable
     for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
         monkeypatch.delenv(name)
@@ -80,13 +92,13 @@ def test_ctrl_c_while_waiting_for_the_model_is_one_line_and_130(tmp_path, runnab
         proc = start_agent_process(tmp_path, agent=path, env=live, live=True)
         try:
             assert api.waiting.wait(120), "el agente nunca llegó a esperar al modelo"
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(getattr(signal, stop))
             out, err = proc.communicate(timeout=120)
         finally:
             proc.kill()
         run = AgentRun(proc.returncode, out, err)
-        assert run.returncode == contract.EXIT_INTERRUPTED and one_line(run.stderr), run.stderr
-        assert "Ctrl-C" in run.stderr and "Traceback" not in run.stdout
+        assert run.returncode == code and one_line(run.stderr), run.stderr
+        assert named in run.stderr and "Traceback" not in run.stdout
         api.release()
         resumed = run_agent_process(tmp_path, agent=path, env=live, resume=True, live=True, timeout=120)
         assert resumed.returncode == contract.EXIT_DONE, resumed.stderr

@@ -8,12 +8,16 @@ import json
 import os
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 
+import harness
 from harness.scripted_model import FINAL_TEXT, READ_ATTEMPTS
 from harness.tools import report_copies
 from maintainer import faults
+
+NOTES = (Path(harness.__file__).parent / "data" / "sales-notes.txt").read_bytes()
 
 
 def strace_run(agent, workdir, inject, resume=False):
@@ -55,14 +59,24 @@ def test_v1_a_transient_read_error_is_retried_by_the_model(agent, workdir, errno
     assert "Errno" not in failed[0]["content"] and str(workdir) not in failed[0]["content"]
 
 
-def test_v1_a_read_that_keeps_failing_ends_in_a_clear_final_text(run, workdir):
+def test_v1_a_read_that_keeps_failing_stops_with_exit_1_not_a_done(run, workdir):
+    """Una falla del entorno que dura no es la respuesta del modelo (issue 26): salida 1, una línea que
+    dice qué archivo, qué operación, por qué y qué hacer; ni [done] ni una tarea marcada terminada."""
     (workdir / "notas").mkdir()
     (workdir / "sales-notes.txt").symlink_to("notas")  # leerlo falla siempre: es un directorio
     done = run(workdir)
-    assert done.returncode == 0, done.stderr
-    last = done.stdout.splitlines()[-1]
-    assert last.startswith(f"[done] No pude completar la tarea: read_notes falló {READ_ATTEMPTS} veces")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(
+        f"read_notes no pudo leer sales-notes.txt ({READ_ATTEMPTS} veces seguidas): es un directorio."
+    )
+    assert "[done]" not in done.stdout and "--resume" in done.stderr
     assert not (workdir / "report.txt").exists()
+    os.remove(workdir / "sales-notes.txt")
+    (workdir / "notas").rmdir()
+    (workdir / "sales-notes.txt").write_bytes(NOTES)
+    resumed = run(workdir, resume=True)
+    assert resumed.returncode == 0 and resumed.stdout.endswith(f"[done] {FINAL_TEXT}\n"), resumed.stderr
+    assert report_copies(workdir / "report.txt") == 1
 
 
 # —— V2: una anotación del registro de otra herramienta no es un acierto ——
