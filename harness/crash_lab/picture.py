@@ -163,6 +163,7 @@ def turn_svg(timeline, chosen, chosen_variant):
 
 
 def picture_title(timeline):
+    """El nombre del dibujo (su ``<title>`` y el del grupo para un lector de pantalla)."""
     return "Qué pasó en cada turno" if timeline.ran else "Los turnos de la corrida, todavía sin correr"
 
 
