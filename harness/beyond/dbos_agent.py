@@ -29,7 +29,7 @@ from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
 from harness.beyond.process_death import die_at
 from harness.clients import make_client
-from harness.durable import write_durable
+from harness.durable import read_bytes, write_durable
 from harness.errors import HarnessError
 from harness.idempotent import receipts_path, write_report_once
 from harness.protocol import block_to_dict
@@ -39,6 +39,11 @@ TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt
 WORKFLOW_ID = "tarea-leccion-6"
 VARIANTS = ("al-menos-una-vez", "idempotente")
 USAGE = "uso: python -m harness.beyond.dbos_agent [--resume] [--live]"
+# La versión de aplicación, fija: DBOS solo retoma un flujo de la misma versión, y sin fijarla la calcula
+# de un hash del código de los flujos y de la versión de DBOS, así que cualquier cambio (un comentario, una
+# actualización de dbos) dejaría huérfano al flujo que quedó a medias. Súbela solo si cambias el flujo de
+# una forma que un flujo viejo no puede seguir (otro orden de pasos): entonces --resume lo dice y no espera.
+APP_VERSION = "leccion-6-dbos-1"
 # Cada cuánto mira el motor la base mientras espera (el aviso de un cambio, el resultado del flujo):
 # con el segundo de omisión, cada reanudación esperaría dos segundos de más sin hacer nada.
 POLL_SECONDS = 0.05
@@ -163,9 +168,8 @@ def database_url():
 def _workflow_id(resume):
     """El id del flujo de este directorio (``dbos-flujo.txt``); una corrida nueva usa el siguiente,
     para no chocar con el de una corrida anterior en una base compartida (Postgres)."""
-    try:
-        with open(ID_PATH, encoding="utf-8") as f:
-            current = f.read().strip()
+    try:  # sin seguir enlaces, como todo archivo del agente
+        current = read_bytes(ID_PATH).decode("utf-8", "replace").strip()
     except FileNotFoundError:
         current = None
     if resume:
@@ -193,6 +197,7 @@ def launch(executor_id):
             "name": "leccion-6-mas-alla",
             "system_database_url": database_url(),
             "executor_id": executor_id,
+            "application_version": APP_VERSION,
             "log_level": "WARNING",
             "notification_listener_polling_interval_sec": POLL_SECONDS,
         }
@@ -208,8 +213,7 @@ def run(resume):
     try:
         if resume:
             status = DBOS.get_workflow_status(workflow_id)
-            if status is None:
-                raise HarnessError(f"La base no tiene el flujo {workflow_id}; no hay nada que reanudar")
+            check_recoverable(workflow_id, status)  # si no se puede retomar, una línea y no esperar
             if status.status == "SUCCESS":
                 print(f"[resume] flujo {workflow_id}: ya había terminado; su resultado está en la base")
             return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL_SECONDS)
@@ -219,6 +223,36 @@ def run(resume):
             return run_task(TASK)
     finally:
         DBOS.destroy(destroy_registry=False)
+
+
+def check_recoverable(workflow_id, status):
+    """Antes de esperar el resultado de un flujo: si el motor no lo va a retomar (no está en esta base,
+    es de otra versión de aplicación o de otro ejecutor, terminó en error o lo cancelaron), una línea
+    que dice por qué y qué hacer, en vez de esperar para siempre a un flujo que nadie ejecuta."""
+    restart = "o empieza de nuevo sin --resume"
+    if status is None:
+        where = os.environ.get(DATABASE_URL_ENV) and f"la base de {DATABASE_URL_ENV}" or DATABASE
+        raise HarnessError(
+            f"{where} no tiene el flujo {workflow_id} de {ID_PATH}: no hay nada que reanudar. Si la corrida "
+            f"que murió usó otra base, apúntala con {DATABASE_URL_ENV}, {restart}."
+        )
+    if status.status in ("SUCCESS",):
+        return
+    if status.status in ("ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"):
+        raise HarnessError(
+            f"El flujo {workflow_id} terminó en la base con estado {status.status}: {restart}."
+        )
+    if status.app_version != APP_VERSION:
+        raise HarnessError(
+            f"El flujo {workflow_id} quedó en la base con la versión de aplicación «{status.app_version}» y este "
+            f"agente es «{APP_VERSION}»: DBOS no retoma un flujo de otra versión (su código puede seguir otro "
+            f"camino). Vuelve al código de esa versión para terminarlo, {restart}."
+        )
+    if status.executor_id not in (None, workflow_id):
+        raise HarnessError(
+            f"El flujo {workflow_id} es del ejecutor «{status.executor_id}», no de este agente: no lo retoma "
+            f"este proceso. Recupéralo desde ese ejecutor, {restart}."
+        )
 
 
 def main(argv=None):

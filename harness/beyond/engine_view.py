@@ -1,12 +1,14 @@
 """Lo que el motor tiene anotado en su SQLite: el «checkpoint.json» de DBOS, como filas legibles.
 
-Solo lee (``mode=ro``): el estado del flujo y, por paso, su id, su nombre y si tiene salida. También
-fija los nombres que comparten el agente de DBOS y quien lo mira desde afuera (el laboratorio de
-caídas): sus archivos y cómo cuenta su log lo que hizo el motor al reanudar. No importa ``dbos``.
+Solo lee, con la interfaz pública de DBOS (``DBOSClient.list_workflows`` y
+``DBOSClient.list_workflow_steps``, que no migran ni escriben la base): el estado del flujo y, por paso,
+su id, su nombre y si tiene salida. No depende de cómo DBOS guarda sus tablas, que puede cambiar entre
+versiones. También fija los nombres que comparten el agente de DBOS y quien lo mira desde afuera (el
+laboratorio de caídas): sus archivos y cómo cuenta su log lo que hizo el motor al reanudar. Importa
+``dbos`` solo al leer una base (tarda ~0,4 s).
 """
 
 import os
-import sqlite3
 from typing import NamedTuple
 
 from harness.disk_state import DiskState, describe_report
@@ -26,15 +28,28 @@ RESUME_PREFIX = "[resume][dbos]"
 BRANCH_MARKERS = {"hit": "salida registrada, reutilizada", "rerun": "el motor vuelve a ejecutar el paso"}
 
 
+class NoWorkflow(LookupError):  # noqa: N818 (se lee como una condición)
+    """La base existe pero no tiene ningún flujo."""
+
+
 def engine_record(workdir):
     """(estado del flujo, [(paso, nombre, «salida anotada» o «—»)]) de la base en ``workdir``."""
+    from dbos import DBOSClient  # noqa: PLC0415 (tarda: solo quien lee una base lo paga)
+
     path = os.path.join(os.path.abspath(workdir), DATABASE)
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        status = db.execute("SELECT status FROM workflow_status").fetchone()[0]
-        steps = db.execute(
-            "SELECT function_id, function_name, output IS NOT NULL FROM operation_outputs ORDER BY function_id"
-        ).fetchall()
-    return status, [(n, name, "salida anotada" if has else "—") for n, name, has in steps]
+    client = DBOSClient(system_database_url=f"sqlite:///{path}", retry_connection_errors=False)
+    try:
+        flows = client.list_workflows(load_input=False, load_output=False)
+        if not flows:
+            raise NoWorkflow(path)
+        flow = flows[-1]  # el más reciente: una corrida nueva borra la base de la anterior
+        steps = client.list_workflow_steps(flow.workflow_id)
+    finally:
+        client.destroy()
+    return flow.status, [
+        (s["function_id"], s["function_name"], "salida anotada" if s["output"] is not None else "—")
+        for s in sorted(steps, key=lambda s: s["function_id"])
+    ]
 
 
 class EngineState(NamedTuple):
@@ -72,8 +87,10 @@ def read_engine_state(workdir):
     else:
         try:
             record = engine_record(workdir)
-        except (sqlite3.Error, TypeError) as err:  # TypeError: la base existe pero no tiene ningún flujo
-            record = f"ilegible ({err})" if isinstance(err, sqlite3.Error) else "sin ningún flujo"
+        except NoWorkflow:
+            record = "sin ningún flujo"
+        except Exception as err:  # una base a medias, o que no es de DBOS: se muestra, no se adivina
+            record = f"ilegible ({type(err).__name__})"
     return EngineState(workflow, record, report_copies(join(REPORT_PATH)))
 
 

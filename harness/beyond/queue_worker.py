@@ -6,8 +6,9 @@ Varios procesos (en una o varias máquinas) con la misma base se reparten la col
 cada tarea a uno solo. Cada tarea es un flujo con un paso, escribir ``reportes/tarea-NN.txt``; con
 ``WORKER_IDEMPOTENT=1`` (por omisión) lo escribe ``write_report_once`` con el id del paso como clave.
 
-Por la entrada estándar recibe órdenes, una por línea: ``recuperar <trabajador>`` retoma los flujos
-pendientes de un trabajador muerto; ``salir`` termina. ``WORKER_HANG=1`` hace que, después de escribir
+Por la entrada estándar recibe órdenes, una por línea: ``recuperar <trabajador>`` vuelve a encolar los
+flujos pendientes de un trabajador muerto (``DBOS.list_workflows`` + ``DBOS.resume_workflows``, la
+interfaz documentada de DBOS); ``salir`` termina. ``WORKER_HANG=1`` hace que, después de escribir
 el reporte de su primera tarea (y antes de que el motor anote la salida del paso), deje una marca en
 ``marcas/`` y se quede esperando: ahí lo mata con SIGKILL quien coordina (``harness.beyond.two_workers``).
 """
@@ -52,15 +53,27 @@ def report_task(number):
     return write_task_report(number)
 
 
+def recover_from(dead):
+    """Los flujos pendientes (PENDING) del trabajador ``dead`` vuelven a la cola con la interfaz pública
+    de DBOS: ``DBOS.list_workflows`` los encuentra por su ``executor_id`` y ``DBOS.resume_workflows`` los
+    encola otra vez (cada uno sigue desde su último paso anotado); un trabajador vivo los toma de ahí."""
+    pending = DBOS.list_workflows(status="PENDING", executor_id=dead, load_input=False, load_output=False)
+    ids = sorted(w.workflow_id for w in pending)
+    if ids:
+        DBOS.resume_workflows(ids, queue_name=QUEUE_NAME)
+    return ids
+
+
 def serve(name):
     """Atiende las órdenes de la entrada estándar hasta ``salir`` (o hasta que se cierre)."""
     print(f"[{name}] listo", flush=True)
     for line in sys.stdin:
         command, _, arg = line.strip().partition(" ")
         if command == "recuperar":
-            handles = DBOS._recover_pending_workflows([arg])
-            ids = ",".join(sorted(h.get_workflow_id() for h in handles)) or "ninguno"
-            print(f"[{name}] recuperados {len(handles)} flujo(s) de {arg}: {ids}", flush=True)
+            ids = recover_from(arg)
+            print(
+                f"[{name}] recuperados {len(ids)} flujo(s) de {arg}: {','.join(ids) or 'ninguno'}", flush=True
+            )
         elif command == "salir":
             break
 
