@@ -209,6 +209,26 @@ def run_tool_uses_fixed(content):
     return []"""
 
 
+# Un hilo que arranca procesos sin parar (``subprocess`` usa vfork: el padre espera dentro del núcleo a su
+# hijo detenido) mientras la corrida llama a la herramienta: congelar no se cuelga.
+SPAWNS_WHILE_FROZEN = """import subprocess
+import threading
+
+
+def _spawn():
+    while True:
+        subprocess.run(["true"])
+
+
+def run_tool_uses_fixed(content):
+    threading.Thread(target=_spawn, daemon=True).start()
+    for _ in range(20):
+        run_tool("check_report", {"path": "report.txt"})
+    output = run_tool(content[0]["name"], content[0]["input"])
+    save_effect(content[0]["id"], {"name": content[0]["name"], "result": output, "at": now_ms()})
+    return [tool_result(content[0]["id"], output)]"""
+
+
 def judged(check, answer, tmp_path):
     try:
         check(answer, str(tmp_path), 30)
@@ -259,3 +279,12 @@ def _at(state):
 def test_an_error_from_a_limit_names_it():
     assert "256 MiB por archivo" in sandbox.limit_note("OSError: [Errno 27] File too large")
     assert sandbox.limit_note("ValueError: otra cosa") is None
+
+
+def test_freezing_a_run_that_keeps_spawning_processes_does_not_hang(tmp_path):
+    with judge.runner(str(tmp_path), 30) as run:
+        done, state = run(
+            stop_at="herramienta:write_report", source=SPAWNS_WHILE_FROZEN, content=_write_report()
+        )
+    assert done.killed_at_moment and not done.timed_out, done.stderr
+    assert state.report_copies == 1 and "toolu_03" not in state.entries

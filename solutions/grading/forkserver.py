@@ -100,8 +100,11 @@ def _run(sock, spec, witness_fd, out, err):
         os.dup2(err, 2)
         os.close(out)
         os.close(err)
+        module_path = os.environ.get("PYTHONPATH")  # la del aislamiento: dónde está ``harness``
         os.environ.clear()
         os.environ.update(spec.pop("env"))
+        if module_path:
+            os.environ["PYTHONPATH"] = module_path
         sys.path[0] = spec["workdir"]  # como ``python -m`` desde la carpeta de la corrida
         kill_at_moment._child(spec)
         code = 0
@@ -185,12 +188,14 @@ def _state(pid):
 
 
 def _await_stopped(sandboxed):
-    """Hasta ver detenido (o muerto) a cada proceso del aislamiento: SIGSTOP llega a cada uno cuando
-    vuelve a correr, no al enviarse. Sin aislamiento no hay cómo verlos a todos."""
+    """Hasta que ningún proceso del aislamiento pueda correr código propio: detenido (``T``, ``t``),
+    muerto, o dentro del núcleo sin poder ser interrumpido (``D``: un ``vfork`` que espera a su hijo,
+    una escritura a disco; al volver, lo primero es la detención pendiente). SIGSTOP llega a cada uno
+    cuando vuelve a correr, no al enviarse. Sin aislamiento no hay cómo verlos a todos."""
     if not sandboxed:
         return
-    while running := [p for p in _others() if _state(p) not in "tTZX"]:
-        del running
+    deadline = time.monotonic() + KILL_LIMIT_S  # red de seguridad: nunca colgar la calificación
+    while [p for p in _others() if _state(p) not in "tTDZX"] and time.monotonic() < deadline:
         os.sched_yield()
 
 

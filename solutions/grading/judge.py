@@ -4,8 +4,10 @@ Del kernel solo sale JSON: la celda de prueba del Nivel 1 imprime la predicción
 y aquí se la lee como texto; cualquier cosa que no sea JSON (o que no tenga el tipo pedido: ``1`` no
 es ``True``) es una respuesta equivocada. Del Nivel 2 se toma el texto de las celdas de respuesta,
 del notebook mismo, y se corre en procesos nuevos y aislados que mueren con SIGKILL de verdad en el
-momento que importa; cada aviso de esos procesos lleva un valor al azar de la corrida, así que un
-script que escribe los archivos a mano, sin correr el código del agente, no pasa. Lo que el código
+momento que importa. Lo que hicieron (la herramienta, el registro, ``crash_point``) lo hace y lo cuenta
+un testigo fuera de su proceso (``forkserver``), y el momento de matar lo decide solo ``run_and_kill``,
+aquí: un script que escribe los archivos a mano, o que escribe avisos con lo que encuentra en su
+proceso, no pasa, y nada en su proceso dice cuándo va a morir. Lo que el código
 de la persona escribe en stderr queda capturado: no cuenta como error.
 """
 

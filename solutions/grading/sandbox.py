@@ -1,10 +1,16 @@
 """El aislamiento de cada entrega: bubblewrap (``bwrap``) alrededor de su kernel y de su código.
 
-Dentro, todo el sistema de archivos se ve de solo lectura (el repositorio, la carpeta del curso,
-``gradebook.db``); solo se puede escribir en la carpeta de esa entrega y en un /tmp propio que
-desaparece. Con ``--unshare-pid`` y ``--die-with-parent``, todo proceso que la entrega arranque
-(aunque se separe con setsid) muere con ella. Con ``--unshare-net`` no hay red (ni la de la máquina
-ni la de 127.0.0.1): el kernel habla con nbgrader por sockets de Unix en una carpeta propia.
+Dentro se ve solo lo que hace falta, de solo lectura, sobre un / vacío: /usr (y sus enlaces), unos
+pocos archivos de /etc, el intérprete, el entorno virtual y el paquete ``harness`` (``python_paths``);
+no el repositorio (``solutions/``: las soluciones, la verdad medida, el código de quien califica), ni
+la carpeta del curso (otras entregas, ``gradebook.db``). Lo que una comprobación necesita de quien
+califica se presta en ``LENT``. Se escribe solo en la carpeta de esa entrega (el kernel, en una copia
+privada vista con la misma ruta: ``private_copy``) y en un /tmp y un /dev/shm propios que desaparecen.
+Python arranca sin la carpeta actual en su ruta de módulos (``PYTHONSAFEPATH``): un módulo entregado
+no se importa por accidente. Con ``--unshare-pid`` y ``--die-with-parent``, todo proceso que la
+entrega arranque (aunque se separe con setsid) muere con ella. Con ``--unshare-net`` no hay red (ni la
+de la máquina ni la de 127.0.0.1): el kernel habla con nbgrader por sockets de Unix en una carpeta
+propia.
 
 Quien califica suele ser root, y bwrap corriendo como root deja al aislado todas las capacidades: con
 ellas, la entrega podría volver a montar ``/`` con escritura. Por eso se quitan todas
@@ -16,8 +22,10 @@ de la máquina y el IPC de System V son propios del aislado.
 Del entorno de quien califica pasan solo las variables de Python, del idioma y del arnés
 (``passes``): una clave de API no llega al código de la entrega.
 
-Con ``prlimit``, cada proceso aislado tiene un tope de memoria y de tamaño por archivo, y su /tmp es
-chico: una entrega que se come la máquina falla en su celda, no deja sin memoria a las demás.
+Con ``prlimit``, cada proceso aislado tiene un tope de memoria, de tamaño por archivo y de archivos
+abiertos; su /tmp y su /dev/shm son chicos, y un grupo de control le pone tope a sus procesos: una
+entrega que se come la máquina falla en su celda con un error que nombra el límite (``limit_note``),
+no deja sin memoria a las demás.
 
 Lo que la entrega deja en su carpeta lo lee y lo escribe después quien califica, fuera del
 aislamiento: ``disarm`` borra antes los enlaces simbólicos y las FIFOs.
@@ -168,15 +176,25 @@ def _outermost(candidates):
     return [p for i, p in enumerate(inside) if not any(p.startswith(q + os.sep) for q in inside[:i])]
 
 
-def python_paths():
-    """Lo que el intérprete necesita leer: su instalación, el entorno virtual, sus paquetes y el
-    paquete ``harness`` (en una instalación editable vive en el repositorio: se presta solo esa
-    carpeta, no el repositorio)."""
+def harness_dir():
+    """La carpeta del paquete ``harness`` que usa quien califica."""
     import harness
 
+    return os.path.dirname(os.path.realpath(harness.__file__))
+
+
+# Dónde ve el aislado el paquete ``harness`` además de en su lugar (la ruta de módulos apunta ahí): en
+# una instalación editable, o con el repositorio en PYTHONPATH, ``harness`` vive en el repositorio, y se
+# presta solo esa carpeta, no el repositorio.
+PACKAGES = os.path.join(LENT, "paquetes")
+
+
+def python_paths():
+    """Lo que el intérprete necesita leer: su instalación, el entorno virtual, sus paquetes y el
+    paquete ``harness`` (sin el repositorio donde viva)."""
     prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
     needed = [*prefixes, os.path.dirname(os.path.realpath(sys.executable))]
-    needed.append(os.path.dirname(os.path.abspath(harness.__file__)))
+    needed.append(harness_dir())
     roots = [os.path.realpath(p) for p in prefixes]
     # Las rutas de sys.path fuera del entorno (la raíz del repositorio, la carpeta actual) no.
     for path in sys.path:
@@ -229,6 +247,7 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=()):
         args += ["--ro-bind", path, path]
     for name, path in dict(lent).items():
         args += ["--ro-bind", path, os.path.join(LENT, name)]
+    args += ["--ro-bind", harness_dir(), os.path.join(PACKAGES, "harness")]
     if sockets:
         args += ["--bind", sockets, sockets]
     shown_as = os.path.abspath(shown_as or writable)
@@ -236,9 +255,9 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=()):
     # Lo que bwrap creó para montar (/, /dev) queda de solo lectura: escribir solo en lo escribible.
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
-    args += ["--setenv", "PYTHONSAFEPATH", "1"]
+    args += ["--setenv", "PYTHONSAFEPATH", "1", "--setenv", "PYTHONPATH", PACKAGES]
     for name in sorted(os.environ):
-        if not passes(name):
+        if not passes(name) and name != "PYTHONPATH":
             args += ["--unsetenv", name]
     # Dentro, el padre del kernel es el init del aislamiento (pid 1): que ipykernel no lo vigile.
     args += ["--unsetenv", "JPY_PARENT_PID"]
