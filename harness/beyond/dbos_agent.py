@@ -198,7 +198,7 @@ def launch(executor_id):
             "system_database_url": database_url(),
             "executor_id": executor_id,
             "application_version": APP_VERSION,
-            "log_level": "WARNING",
+            "log_level": "ERROR",  # sus avisos (en inglés) no llegan a quien usa el agente: lo dice el agente
             "notification_listener_polling_interval_sec": POLL_SECONDS,
         }
     )
