@@ -63,3 +63,14 @@ def test_a_lesson_checkpoint_is_refused(tmp_path):
     (tmp_path / "checkpoint.json").write_text(json.dumps({"version": 1}), encoding="utf-8")
     run = run_agent_process(tmp_path, agent=AGENT, resume=True, env=LESSON)
     assert run.returncode == 1 and "solo acepta version=2" in run.stderr
+
+
+def test_the_turn_limit_is_exit_1_and_resume_goes_on(tmp_path):
+    """Como en la lección (issue 26): el tope de turnos no es un final del modelo; cada corrida tiene el
+    suyo y --resume termina la tarea."""
+    stopped = run_agent_process(tmp_path, agent=AGENT, env={**LESSON, "AGENT_MAX_TURNS": "1"})
+    assert stopped.returncode == 1 and stopped.stderr.count("\n") == 1, stopped.stderr
+    assert stopped.stderr.startswith("Se alcanzó el máximo de 1 turnos, deteniéndonos por nuestra cuenta")
+    assert "[done]" not in stopped.stdout
+    resumed = run_agent_process(tmp_path, agent=AGENT, resume=True, env=LESSON)
+    assert resumed.returncode == 0 and "[done]" in resumed.stdout, resumed.stderr

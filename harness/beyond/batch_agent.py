@@ -35,7 +35,6 @@ from harness.contract import (
     resume_line,
     save_a_line,
     save_b_line,
-    turn_limit_text,
 )
 from harness.crash import crash_point
 from harness.durable import read_bytes, remove_durably
@@ -43,6 +42,7 @@ from harness.errors import HarnessError
 from harness.guards import require_matching_ledger
 from harness.idempotent import receipts_path
 from harness.protocol import block_to_dict
+from harness.replies import TurnLimitReached
 from harness.runner import load_agent
 from harness.shapes import batch_checkpoint_problem
 from harness.tools import TOOLS
@@ -134,11 +134,12 @@ def resume_scene(lesson, task):
 
 def run_agent(lesson, client, task, scene):
     turns, tokens_used, messages = scene
+    first_turn = turns  # un tope por corrida, como en la lección: --resume sigue con otros tantos
     response = ask_model(client, TOOLS, messages)
     tokens_used += usage_tokens(response)
     while response.stop_reason == "tool_use":
-        if turns >= MAX_TURNS:
-            return turn_limit_text(MAX_TURNS)
+        if turns >= first_turn + MAX_TURNS:
+            raise TurnLimitReached(MAX_TURNS)  # no es un final del modelo: salida 1, retomable
         turns += 1
         content = [block_to_dict(b) for b in response.content]
         pending = [{"id": c["id"], "name": c["name"], "input": c["input"]} for c in tool_uses(content)]
