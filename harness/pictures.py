@@ -182,3 +182,27 @@ def ab_window():
         ],
         window=(0, 3),
     )
+
+
+def messages_at_points():
+    """El arreglo ``messages`` del turno 3, tal como lo guarda cada punto: en el A la llamada colgante va
+    aparte (``pendingToolUse``), todavía no está en ``messages``; en el B ya está, con su resultado."""
+    before = (
+        "user: tarea",
+        "asist.: read_notes",
+        "user: result. 01",
+        "asist.: count_words",
+        "user: result. 02",
+    )
+    show(
+        "messages en el turno 3: el punto A guarda la llamada aparte; el punto B, ya respondida",
+        [
+            Row("punto A", before, None, "pendingToolUse = write_report (toolu_03), fuera de messages"),
+            Row(
+                "punto B",
+                (*before, "asist.: write_report", "user: result. 03"),
+                None,
+                "pendingToolUse = null",
+            ),
+        ],
+    )

@@ -122,6 +122,10 @@ def _write_input(messages):
 
 def _next_step(messages):
     """(nombre, entrada) de la próxima herramienta, o (None, texto final)."""
+    if any(m.get("role") == "assistant" and not _tool_uses([m]) for m in messages):
+        raise ScriptError(
+            "el guion se terminó: la conversación ya tiene la respuesta final y no hay otra después de ella"
+        )
     content = messages[-1]["content"]
     if isinstance(content, str):
         if len(messages) == 1:

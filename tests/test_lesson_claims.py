@@ -11,6 +11,8 @@ llamada colgante por turno, ① ≡ ② en disco, el marcador de posición del N
 import ast
 import builtins
 import copy
+import glob
+import os
 import re
 
 import nbformat
@@ -167,3 +169,51 @@ def test_no_cell_calls_a_function_that_a_later_cell_defines(notebook):
 def test_the_first_code_cell_of_plumbing_is_a_few_lines(notebook):
     plumbing = [c for c in notebook.cells if c.cell_type == "code" and not c.source.startswith("#|")][0]
     assert len([line for line in plumbing.source.splitlines() if line.strip()]) <= 8
+
+
+# —— Afirmaciones mostradas con una corrida de verdad (issue 23) ——
+
+
+def test_the_atomic_save_survives_a_process_killed_mid_save(notebook):
+    out = claim_output(notebook, "guardado-atomico")
+    assert "código de salida del proceso: -9" in out  # SIGKILL de verdad
+    assert "checkpoint.json.tmp" in out and "load_checkpoint lee el turno 1" in out
+
+
+def test_the_script_refuses_a_call_past_its_end(notebook):
+    assert "ScriptError: el guion se terminó" in claim_output(notebook, "limite-del-guion")
+
+
+def test_both_orders_killed_at_the_same_point(notebook):
+    out = claim_output(notebook, "marcador-de-posicion")
+    prod, _, lesson = out.partition("run_tool_uses_leccion")
+    assert '"result": null' in prod and "sin anotación de toolu_03" in lesson
+    assert out.count("(código -9)") == 2
+
+
+def test_the_proportion_shows_bytes_and_time_per_turn(notebook):
+    out = claim_output(notebook, "proporcion")
+    assert re.search(r"bytes escritos en el turno 20: \d+", out)
+    assert re.search(r"tiempo de la maquinaria por turno: [\d.]+ ms", out)
+
+
+def tagged(notebook, tag):
+    return [c for c in notebook.cells if tag in c.metadata.get("tags", [])]
+
+
+def test_the_ending_has_a_self_check_a_glossary_and_the_exercises_before_the_close(notebook):
+    (check,) = tagged(notebook, "autoevaluacion")
+    assert len(re.findall(r"^\d+\. ", check.source, re.M)) >= 8
+    (glossary,) = tagged(notebook, "glosario")
+    for term in ("Punto A", "Punto B", "Llamada colgante", "Registro", "reconcile", "after-tool"):
+        assert term in glossary.source
+    sources = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+    exercises = next(i for i, s in enumerate(sources) if s.startswith("## Ejercicios"))
+    closing = next(i for i, s in enumerate(sources) if "Con esto terminaste" in s)
+    assert exercises < closing
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(os.path.dirname(LESSON_NOTEBOOK), "*.ipynb"))))
+def test_no_stored_output_has_lazy_plurals(path):
+    text = "".join(output_text(c) for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+    assert not re.search(r"\w\(s\)|\w\(es\)", text)

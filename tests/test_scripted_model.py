@@ -68,7 +68,7 @@ def test_a_conversation_the_api_would_reject_is_refused():
 
 
 def test_past_its_script_it_raises_a_spanish_error():
-    with pytest.raises(ScriptError, match="no trae ningún tool_result"):
+    with pytest.raises(ScriptError, match="el guion se terminó: la conversación ya tiene la respuesta final"):
         reply(answer(TASK, reply(TASK), "notas") + [{"role": "assistant", "content": "ok"}, TASK[0]])
     unknown = {"type": "tool_use", "id": "toolu_01", "name": "borrar_todo", "input": {}}
     stray = TASK + [
