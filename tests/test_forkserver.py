@@ -34,10 +34,10 @@ def test_nothing_a_run_leaves_running_survives_into_the_next(tmp_path):
     with runner(str(tmp_path), 30) as run:
         first, _ = run(stop_at=None, source="import json\n" + LEAVES_A_PROCESS, content=[])
         second, _ = run(stop_at=None, source="import json\n" + COUNTS_PROCESSES, content=[])
-    # En la primera: el init del aislamiento, el servidor, la corrida y su «sleep» separado.
-    assert len(seen(first)) == 4, first.stderr
-    # En la segunda, el «sleep» ya no está: solo el init, el servidor y esta corrida.
-    assert len(seen(second)) == 3, second.stderr
+    # En la primera: el servidor (el init del aislamiento), la corrida y su «sleep» separado.
+    assert len(seen(first)) == 3, first.stderr
+    # En la segunda, el «sleep» ya no está: solo el servidor y esta corrida.
+    assert len(seen(second)) == 2, second.stderr
 
 
 def test_a_run_dies_by_sigkill_at_the_moment(tmp_path):

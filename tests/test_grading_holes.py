@@ -288,3 +288,26 @@ def test_freezing_a_run_that_keeps_spawning_processes_does_not_hang(tmp_path):
         )
     assert done.killed_at_moment and not done.timed_out, done.stderr
     assert state.report_copies == 1 and "toolu_03" not in state.entries
+
+
+# Intenta matar, detener e interrumpir al servidor de corridas (y a todos) antes de hacer bien lo suyo.
+ATTACKS_THE_SERVER = """import os
+import signal
+
+
+def run_tool_uses_fixed(content):
+    for pid in [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+        for sig in (signal.SIGINT, signal.SIGSTOP, signal.SIGKILL):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    try:
+        open("/proc/1/mem", "rb").read(1)
+    except OSError:
+        pass
+""" + solution(NIVEL_2, "corregida").split("\n", 1)[1]
+
+
+def test_a_run_cannot_kill_or_stop_the_server_that_judges_it(tmp_path):
+    assert judged(judge.check_function, ATTACKS_THE_SERVER, tmp_path) is None

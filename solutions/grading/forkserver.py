@@ -14,7 +14,9 @@ después avisa a quien lanzó la corrida (por una tubería que la corrida no tie
 si es el momento, todo lo que hay en el aislamiento muere congelado, de una vez (``kill(-1)``, solo
 dentro de su propio espacio de PIDs), antes de que nadie lea el disco; si no, todo sigue. El momento
 no llega nunca a este servidor ni a la corrida: lo sabe solo quien la lanzó. Este proceso no se deja
-inspeccionar (``PR_SET_DUMPABLE`` en 0): la corrida no puede leer su memoria ni engancharse a él.
+inspeccionar (``PR_SET_DUMPABLE`` en 0): la corrida no puede leer su memoria ni engancharse a él; y es
+el init del aislamiento (pid 1, ``--as-pid-1``): la corrida no puede matarlo ni detenerlo, y él recoge
+a los huérfanos.
 
 Antes del ``fork`` se importa lo que un proceso nuevo ya tendría antes de instalar sus ganchos
 (``harness.kill_at_moment``) y los módulos del arnés que el código de la entrega usa, que no guardan
@@ -94,6 +96,7 @@ def _run(sock, spec, witness_fd, out, err):
     code = 1
     try:
         sock.close()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # la del servidor es ignorarla
         os.setsid()  # su propia sesión: la muerte alcanza a todo su grupo
         spec["witness_fd"] = witness_fd
         os.dup2(out, 1)
@@ -139,7 +142,19 @@ def _supervise(sock, pid, sandboxed, rpc, witness, report):
         os.close(pidfd)
     _kill_run(pid, sandboxed)  # lo que la corrida dejó vivo (un proceso separado, por ejemplo)
     _, status = os.waitpid(pid, 0)
+    _reap_orphans()
     return os.waitstatus_to_exitcode(status)
+
+
+def _reap_orphans():
+    """Como init del aislamiento, recoge a los huérfanos de la corrida que ya murieron."""
+    while True:
+        try:
+            found, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if not found:
+            return
 
 
 def _witness(rpc, pid, sandboxed, witness, report, watched):
@@ -340,6 +355,9 @@ def _undumpable():
 
 def main(fd, mode, parent_namespace):
     _undumpable()
+    # Como init del aislamiento (pid 1), el núcleo ya descarta SIGKILL y SIGSTOP de la corrida; SIGINT
+    # tiene el manejador de Python, y se ignora.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=int(fd))
     own = os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/pid") else ""
     serve(sock, sandboxed=mode == "aislado" and own != parent_namespace and own != "")

@@ -81,7 +81,8 @@ def runner(scratch, timeout):
     # Lo que el aislamiento ve de quien califica: el agente de referencia (el de la lección, que las
     # personas ya tienen) y este servidor, prestados en ``sandbox.LENT``; no el repositorio.
     lent = {"agent.py": REFERENCE_AGENT, "forkserver.py": forkserver.__file__}
-    isolation = sandbox.prefix(scratch, lent=lent) if served else ()
+    # El servidor es el init de su aislamiento: una corrida no puede matarlo ni detenerlo.
+    isolation = sandbox.prefix(scratch, lent=lent, as_init=True) if served else ()
     passes = sandbox.passes if isolation else None
     agent = os.path.join(sandbox.LENT, "agent.py") if sandbox.required() else REFERENCE_AGENT
     script = os.path.join(sandbox.LENT, "forkserver.py") if isolation else None
@@ -98,7 +99,10 @@ def runner(scratch, timeout):
                     f.write(kwargs.pop("script_text"))
             # Sin servidor, cada corrida en su propio aislamiento, que solo escribe en su carpeta.
             how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir, lent=lent)}
-            done = run_and_kill(workdir, agent=agent, timeout=timeout, **how, **kwargs)
+            try:
+                done = run_and_kill(workdir, agent=agent, timeout=timeout, **how, **kwargs)
+            except (RuntimeError, OSError) as lost:
+                raise AnswerError(f"la corrida dejó sin servidor a quien califica ({lost})") from None
             if done.timed_out:
                 raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
             return done, read_disk_state(workdir)

@@ -226,11 +226,12 @@ def passes(name):
     return name not in BLOCKED_ENV and (name in PASSING_ENV or name.startswith(PASSING_PREFIXES))
 
 
-def prefix(writable, readable=(), sockets=None, shown_as=None, lent=()):
+def prefix(writable, readable=(), sockets=None, shown_as=None, lent=(), as_init=False):
     """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (vista
     en ``shown_as``, su misma ruta si no se dice) y ``sockets``, la de los sockets del kernel;
     ``readable``, rutas que se ven donde están; ``lent``, {nombre: archivo} que se ven en ``LENT``. ()
-    si quien califica pidió no aislar.
+    si quien califica pidió no aislar. Con ``as_init``, el comando es el init del aislamiento (pid 1): lo
+    que corre dentro no puede matarlo ni detenerlo, y tiene que recoger a los huérfanos.
 
     Se ve solo eso, el sistema y el intérprete con sus paquetes: ni el repositorio (``solutions/``, el
     código de quien califica), ni la carpeta del curso (otras entregas, ``gradebook.db``). Python
@@ -239,7 +240,7 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=()):
     if not required():
         return []
     writable = os.path.abspath(writable)
-    args = [*_command()]
+    args = [*_command(), *(["--as-pid-1"] if as_init else [])]
     for path in python_paths():
         args += ["--ro-bind", path, path]
     args += _system()
