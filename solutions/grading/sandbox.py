@@ -205,12 +205,6 @@ def python_paths():
     return _outermost([*needed, os.path.abspath(sys.prefix)])
 
 
-def under_tmp():
-    """Lo que el /tmp propio taparía y el intérprete necesita leer (un entorno virtual en un clon
-    temporal, por ejemplo)."""
-    return [p for p in python_paths() if p == "/tmp" or p.startswith("/tmp/")]
-
-
 # Las variables de entorno que pasan al código de una entrega: las de Python, el idioma y el arnés. Las
 # demás (una clave ANTHROPIC_API_KEY, la URL de una base con su contraseña…) podrían terminar impresas
 # en el notebook calificado que vuelve como devolución.
