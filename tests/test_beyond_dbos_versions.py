@@ -8,6 +8,7 @@ lo haría una persona (un comentario; otra versión de aplicación)."""
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -111,3 +112,24 @@ def test_dbos_is_bounded_below_the_next_major_in_both_set_ups():
     assert declared == conda and len(declared) == 1
     lower, upper = re.fullmatch(r"dbos>=(\d+)[\d.]*,<(\d+)", declared[0]).groups()
     assert int(upper) == int(lower) + 1
+
+
+def test_an_unreachable_database_is_one_line_without_its_password(copy):
+    path, work = copy
+    with socket.socket() as closed:  # un puerto que nadie escucha
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"postgresql://alguien:secreto@127.0.0.1:{port}/otra"
+    resumed = run_agent_process(
+        work, agent=path, resume=True, env={"DBOS_SYSTEM_DATABASE_URL": url}, timeout=RESUME_LIMIT
+    )
+    assert resumed.returncode == 1 and one_spanish_line(resumed.stderr), resumed.stderr
+    assert "El motor no pudo abrir su base" in resumed.stderr and "secreto" not in resumed.stderr
+
+
+def test_a_file_that_is_not_a_dbos_database_is_one_line(copy):
+    path, work = copy
+    (work / "dbos.sqlite").write_bytes(b"esto no es una base de datos de DBOS\n" * 100)
+    resumed = run_agent_process(work, agent=path, resume=True, timeout=RESUME_LIMIT)
+    assert resumed.returncode == 1 and one_spanish_line(resumed.stderr), resumed.stderr
+    assert "El motor no pudo abrir su base" in resumed.stderr

@@ -198,11 +198,36 @@ def launch(executor_id):
             "system_database_url": database_url(),
             "executor_id": executor_id,
             "application_version": APP_VERSION,
-            "log_level": "ERROR",  # sus avisos (en inglés) no llegan a quien usa el agente: lo dice el agente
+            # Sus avisos y trazas (en inglés) no llegan a quien usa el agente: cada problema lo dice el
+            # agente, en una línea (una base que no responde, otra versión de aplicación…).
+            "log_level": "CRITICAL",
             "notification_listener_polling_interval_sec": POLL_SECONDS,
         }
     )
-    DBOS.launch()
+    try:
+        DBOS.launch()
+    except Exception as err:  # la base no responde, no existe o no se deja usar
+        DBOS.destroy(destroy_registry=False)
+        raise HarnessError(
+            f"El motor no pudo abrir su base ({_database_name()}): {_short(err)}. Revisa {DATABASE_URL_ENV} "
+            "(¿el servidor está andando, existe esa base, la clave es la correcta?) y vuelve a intentarlo."
+        ) from None
+
+
+def _database_name():
+    """La base sin usuario ni contraseña: se puede mostrar."""
+    url = database_url()
+    if "@" in url:
+        scheme, rest = url.split("://", 1)
+        url = f"{scheme}://{rest.rsplit('@', 1)[1]}"
+    return url
+
+
+def _short(err):
+    """La primera línea de un error de la base (psycopg, sqlalchemy), sin la clave de la URL."""
+    text = " ".join(str(getattr(err, "orig", None) or err).split())
+    text = text.split(" (Background on this error")[0]
+    return text if len(text) <= 160 else text[:157] + "…"
 
 
 def run(resume):
@@ -263,7 +288,7 @@ def main(argv=None):
         except (HarnessError, OSError):
             raise
         except Exception as err:  # el motor (la base no responde) o el flujo terminó en error
-            raise HarnessError(f"El motor no pudo terminar el flujo: {err}") from None
+            raise HarnessError(f"El motor no pudo terminar el flujo: {_short(err)}") from None
 
     return agent_main(argv, variants=VARIANTS, usage=USAGE, run=run_engine)
 
