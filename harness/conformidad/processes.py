@@ -40,22 +40,21 @@ def run(ctx, workdir, **options):
         return AgentRun(-1, "", f"no terminó en {TIMEOUT} s (¿un bucle, o espera algo?)")
 
 
-def run_args(ctx, workdir, *args):
-    """El agente con estos argumentos tal cual (para probar los que no valen)."""
-    command, env = agent_command(workdir, agent=ctx.agent, env=ctx.env)
+def _finished(command, workdir, env):
+    """La corrida de ``command`` en ``workdir`` hasta que termina; si no termina, código -1."""
     try:
         done = subprocess.run(
-            [*command, *args],
-            cwd=workdir,
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=TIMEOUT,
+            command, cwd=workdir, env=env, capture_output=True, text=True, encoding="utf-8", timeout=TIMEOUT
         )
     except subprocess.TimeoutExpired:
         return AgentRun(-1, "", f"no terminó en {TIMEOUT} s")
     return AgentRun(done.returncode, done.stdout, done.stderr)
+
+
+def run_args(ctx, workdir, *args):
+    """El agente con estos argumentos tal cual (para probar los que no valen)."""
+    command, env = agent_command(workdir, agent=ctx.agent, env=ctx.env)
+    return _finished([*command, *args], workdir, env)
 
 
 def missing(text):
@@ -69,18 +68,7 @@ def call(ctx, workdir, function, *args):
     {"error": tipo, "message": texto}; un proceso que muere o no contesta es un error también."""
     spec = json.dumps({"agent": os.path.abspath(ctx.agent), "function": function, "args": list(args)})
     env = {**os.environ, **ctx.env, "PYTHONIOENCODING": "utf-8"}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "harness.conformidad.driver", spec],
-            cwd=workdir,
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": "Timeout", "message": f"no terminó en {TIMEOUT} s"}
+    done = _finished([sys.executable, "-m", "harness.conformidad.driver", spec], workdir, env)
     lines = done.stdout.strip().splitlines()
     try:
         return json.loads(lines[-1])
