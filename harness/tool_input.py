@@ -69,18 +69,26 @@ def os_failure(action, tool_input, err):
 
 
 def refuse_hard_link(path, tool_input):
-    """Un archivo con más de un nombre (un enlace duro, a effects.json por ejemplo) no se escribe:
-    cambiarlo cambiaría también el otro. Reintentar no lo arregla: la corrida se detiene."""
-    try:
-        names = os.lstat(path).st_nlink
-    except FileNotFoundError:
-        return
-    if names > 1:
+    """Un archivo a escribir que es otro nombre de otro archivo no se escribe: un enlace duro (a
+    effects.json, por ejemplo) o un enlace simbólico (a sales-notes.txt): cambiarlo cambiaría también
+    el otro. Reintentar no lo arregla: la corrida se detiene (``lasting``) con una línea."""
+    raw = tool_input["path"]
+    if os.path.islink(os.path.join(os.getcwd(), raw)):
+        reason = (
+            "es un enlace simbólico, y escribirlo cambiaría el archivo al que apunta; bórralo (el enlace, "
+            "no su destino)"
+        )
+    else:
+        try:
+            names = os.lstat(path).st_nlink
+        except FileNotFoundError:
+            return
+        if names <= 1:
+            return
         reason = (
             f"tiene {names} nombres en el disco (un enlace duro) y escribirlo cambiaría también el otro "
             "archivo; quita ese enlace (borra el nombre que sobra)"
         )
-        raw = tool_input["path"]
-        raise ToolOSError(
-            f"no se escribió {raw}: {reason}", action="escribir en", path=raw, reason=reason, lasting=True
-        )
+    raise ToolOSError(
+        f"no se escribió {raw}: {reason}", action="escribir en", path=raw, reason=reason, lasting=True
+    )

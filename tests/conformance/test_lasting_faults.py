@@ -134,3 +134,16 @@ def test_a_ledger_warning_then_an_error_is_one_line(agent, workdir):
     assert done.returncode == 1 and one_line(done), done.stderr
     assert done.stderr.startswith("No se pudo escribir en checkpoint.json.tmp: el disco está lleno.")
     assert "[falló la escritura del registro] tool_use_id=toolu_01" in done.stderr
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=["dos-puntos", "idempotente"])
+def test_a_symlinked_report_is_refused_and_its_target_untouched(run, workdir, variant):
+    assert run(workdir, crash_after="after-tool:2", variant=variant).killed
+    (workdir / "report.txt").symlink_to("sales-notes.txt")
+    notes = (workdir / "sales-notes.txt").read_bytes()
+    done = run(workdir, resume=True, variant=variant)
+    assert (workdir / "sales-notes.txt").read_bytes() == notes
+    assert done.returncode == 1 and one_line(done) and "enlace simbólico" in done.stderr, done.stderr
+    os.remove(workdir / "report.txt")
+    assert run(workdir, resume=True, variant=variant).returncode == 0
+    assert report_copies(workdir / "report.txt") == 1
