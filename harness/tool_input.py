@@ -29,10 +29,13 @@ class ToolOSError(ToolError):
         """La línea de ``main()``: qué herramienta, qué operación, con qué archivo, por qué y qué hacer."""
         tool = f"{self.tool} " if self.tool else ""
         repeated = f" ({times} veces seguidas)" if times > 1 else ""
+        if os.path.exists(CHECKPOINT_FILE):
+            then = f"{CHECKPOINT_FILE} guarda dónde quedó. Cuando se resuelva, retoma con --resume."
+        else:  # la variante «solo-b» antes de su primer punto B: no hay nada que retomar
+            then = "no había nada guardado todavía. Cuando se resuelva, vuelve a correr sin --resume."
         return (
             f"{tool}no pudo {self.action} {self.path}{repeated}: {self.reason}. Es una falla del entorno, no "
-            f"una respuesta del modelo: la corrida se detuvo y {CHECKPOINT_FILE} guarda dónde quedó. Cuando se "
-            "resuelva, retoma con --resume."
+            f"una respuesta del modelo: la corrida se detuvo y {then}"
         )
 
 
