@@ -198,7 +198,7 @@ for path in glob.glob(os.path.join(repo, "solutions", "grading", "source", "*", 
 READS_TRUTH = (
     _REPO
     + """
-sys.path.insert(0, repo)
+sys.path[:0] = [repo]  # el intento de importar la verdad de quien califica
 try:
     from solutions.grading import truth
 
