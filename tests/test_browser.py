@@ -76,11 +76,11 @@ def open_lab(page, server, app, name):
     from playwright.sync_api import expect
 
     open_notebook(page, server, app, name)
-    # Los controles se encienden cuando el kernel contesta a la vista (una vista guardada no tiene quién).
-    expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
     run_all(page)
     lab = page.locator(".cl-root")
     expect(lab).to_be_visible(timeout=STEP_MS)
+    # Los controles se encienden cuando el kernel contesta a la vista (una vista guardada no tiene quién).
+    expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
     return lab
 
 
