@@ -98,9 +98,9 @@ Las líneas de log y los `crash_point` de cada punto ya están: no los muevas.
 
 El registro (`load_effects`, `save_effect`) viene armado: ejecútalo. Tu turno: `run_tool_uses(content)`, el del Curso 7 más el registro. Para cada bloque de `tool_uses(content)`:
 
-1. ejecuta la herramienta: `run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)`; si lanza una excepción, el resultado es `tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True)` y se sigue con el próximo;
+1. ejecuta la herramienta: `run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)`; si lanza una excepción, primero `stop_if_lasting(err)` (una falla del entorno que dura detiene la corrida con una línea, retomable) y, si sigue, el resultado es `tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True)` y se pasa al próximo;
 2. `crash_point("after-tool")`: el momento ② de la lección;
-3. anota el resultado real: `save_effect(block["id"], {"name": …, "result": output, "at": now_ms()})`; si esa escritura falla (`OSError` o `LedgerError`), no mientas con `is_error`: avisa en stderr con la línea `[falló la escritura del registro] …` de la lección; si no falla, `crash_point("after-effect-write")`;
+3. anota el resultado real: `save_effect(block["id"], {"name": …, "result": output, "at": now_ms()})`; si esa escritura falla (`OSError` o `LedgerError`), no mientas con `is_error`: avisa con `warn(...)` y la línea `[falló la escritura del registro] …` de la lección (sale al final, o dentro del error final: una falla, una línea); si no falla, `crash_point("after-effect-write")`;
 4. agrega `tool_result(block["id"], output)`.
 
 **Antes de comprobar:** si anotaras antes de ejecutar, ¿qué encontraría la comprobación en `effects.json` justo en el momento ②?""",
