@@ -235,9 +235,11 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=(), as_init=
         return []
     writable = os.path.abspath(writable)
     args = [*_command(), *(["--as-pid-1"] if as_init else [])]
+    # El sistema primero: su /tmp nuevo taparía un intérprete o un repositorio que viven bajo /tmp
+    # (un clon en /tmp, como el de CI); lo que se monta después queda encima.
+    args += _system()
     for path in python_paths():
         args += ["--ro-bind", path, path]
-    args += _system()
     for path in readable:
         args += ["--ro-bind", path, path]
     for name, path in dict(lent).items():
