@@ -119,11 +119,8 @@ def main(argv=None):
     parser.add_argument("--pendientes", action="store_true", help="listar las respuestas sin nota")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", category=SAWarning)
-    course_dir = os.path.abspath(args.carpeta)
-    if not os.path.exists(os.path.join(course_dir, "gradebook.db")):
-        print(
-            f"{args.carpeta} no tiene gradebook.db: primero califica la clase (grade_class)", file=sys.stderr
-        )
+    course_dir = report.graded_course(args.carpeta)
+    if course_dir is None:
         return 1
     if args.pendientes:
         if args.estudiante is not None:

@@ -16,6 +16,7 @@ import csv
 import html
 import os
 import re
+import sys
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
@@ -39,6 +40,16 @@ PARTS = {
     "prueba_corregida": ("orden", "caida_superada"),
     "prueba_script": ("prueba_script",),
 }
+
+
+def graded_course(folder):
+    """La ruta absoluta de la carpeta del curso si ya tiene su gradebook.db; si no, None, con la línea
+    que dice qué hacer antes (para los comandos que trabajan sobre una clase ya calificada)."""
+    course_dir = os.path.abspath(folder)
+    if os.path.exists(os.path.join(course_dir, "gradebook.db")):
+        return course_dir
+    print(f"{folder} no tiene gradebook.db: primero califica la clase (grade_class)", file=sys.stderr)
+    return None
 
 
 def db_url(course_dir):
