@@ -67,7 +67,6 @@ class LedgerEntry(TypedDict):
 
 
 CHECKPOINT_KEYS = tuple(Checkpoint.__annotations__)
-LEDGER_ENTRY_KEYS = tuple(LedgerEntry.__annotations__)
 # Claves opcionales del punto de control: el turno del asistente completo (un modelo real suele
 # escribir un texto antes del tool_use) y la marca de una tarea terminada.
 PENDING_CONTENT = "pendingAssistantContent"
@@ -160,18 +159,6 @@ def kill_line(message):
 
 def done_line(text):
     return f"[done] {text}"
-
-
-def ledger_failure_line(tool_use_id):
-    return (
-        f"[falló la escritura del registro] tool_use_id={tool_use_id}: el efecto secundario ya ocurrió, "
-        "riesgo de ejecución duplicada al reanudar, por favor revisa a mano"
-    )
-
-
-def tool_error_text(err):
-    """El contenido del tool_result con is_error cuando la herramienta falla."""
-    return f"Error de ejecución de la herramienta: {err}"
 
 
 def unknown_state_text(name):

@@ -308,3 +308,21 @@ def with_tool_use(at=3, **fields):
         return reply
 
     return hook
+
+
+def signal_while_waiting(api, workdir, agent, signame, env=None):
+    """El agente con ``--live`` en un proceso nuevo; cuando la API ya tiene colgada su segunda llamada
+    (un evento, no una demora) recibe la señal ``signame``. Devuelve la corrida."""
+    import signal
+
+    from harness.runner import AgentRun, start_agent_process
+
+    api.hang(after=1)
+    proc = start_agent_process(workdir, agent=agent, env=env, live=True)
+    try:
+        assert api.waiting.wait(120), "el agente nunca llegó a esperar al modelo"
+        proc.send_signal(getattr(signal, signame))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    return AgentRun(proc.returncode, out, err)

@@ -4,7 +4,6 @@ banderas, eligen la variante en ``AGENT_VARIANT`` y salen con los mismos código
 un problema esperado, 0 con ``[done]``; cada problema, una sola línea en español y sin tocar el disco si no hacía falta."""
 
 import os
-import signal
 import subprocess
 import sys
 
@@ -12,9 +11,9 @@ import pytest
 
 from harness import contract
 from harness.beyond import batch_agent, dbos_agent
-from harness.runner import AgentRun, run_agent_process, start_agent_process
+from harness.runner import run_agent_process
 from maintainer.paths import REFERENCE_AGENT
-from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI
+from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, signal_while_waiting
 
 AGENTS = {
     "leccion": (REFERENCE_AGENT, {}),
@@ -88,15 +87,7 @@ def test_a_stop_signal_while_waiting_for_the_model_is_one_line_and_its_code(
         monkeypatch.delenv(name)
     with FakeMessagesAPI() as api:
         live = {**env, "ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": api.base_url}
-        api.hang(after=1)
-        proc = start_agent_process(tmp_path, agent=path, env=live, live=True)
-        try:
-            assert api.waiting.wait(120), "el agente nunca llegó a esperar al modelo"
-            proc.send_signal(getattr(signal, stop))
-            out, err = proc.communicate(timeout=120)
-        finally:
-            proc.kill()
-        run = AgentRun(proc.returncode, out, err)
+        run = signal_while_waiting(api, tmp_path, path, stop, env=live)
         assert run.returncode == code and one_line(run.stderr), run.stderr
         assert named in run.stderr and "Traceback" not in run.stdout
         api.release()

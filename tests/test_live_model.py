@@ -9,7 +9,6 @@ completa y una caída con su reanudación son procesos reales; la matriz de caí
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import urllib.error
@@ -34,6 +33,7 @@ from solutions import agent
 from tests.fake_messages_api import (
     TEST_KEY,
     FakeMessagesAPI,
+    signal_while_waiting,
     with_preamble,
     with_second_tool_use,
     with_stop_reason,
@@ -648,15 +648,7 @@ def test_a_slow_reply_shows_a_waiting_line_then_finishes(tmp_path, live_env):
 
 
 def test_ctrl_c_while_waiting_is_one_line_and_130(tmp_path, live_env):
-    live_env.hang(after=1)
-    proc = start_agent_process(tmp_path, agent=REFERENCE_AGENT, live=True)
-    try:
-        assert live_env.waiting.wait(60)  # el agente está esperando la 2.ª respuesta
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    run = AgentRun(proc.returncode, out, err)
+    run = signal_while_waiting(live_env, tmp_path, REFERENCE_AGENT, "SIGINT")
     assert_failed_at_turn_1(tmp_path, run, code=130)
     assert "Ctrl-C" in error_line(run) and "--resume" in error_line(run)
     assert_resumes(tmp_path, live_env, run)

@@ -5,16 +5,15 @@ hizo el agente, SIGTERM y SIGHUP se portan como Ctrl-C, un proxy que falla se no
 
 import json
 import os
-import signal
 import socket
 
 import pytest
 
 from harness import contract
-from harness.runner import AgentRun, run_agent_process, start_agent_process
+from harness.runner import run_agent_process
 from harness.tools import report_copies
 from maintainer.paths import REFERENCE_AGENT
-from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, with_tool_use
+from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, signal_while_waiting, with_tool_use
 
 DONE = "[done] Reporte escrito en report.txt, tarea completa.\n"
 PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
@@ -70,15 +69,7 @@ def test_a_retry_after_of_an_hour_names_what_the_api_asked(tmp_path, api):
     ("stop", "code"), [("SIGTERM", contract.EXIT_TERMINATED), ("SIGHUP", contract.EXIT_HANGUP)]
 )
 def test_sigterm_and_sighup_while_waiting_are_one_line_and_resumable(tmp_path, api, stop, code):
-    api.hang(after=1)
-    proc = start_agent_process(tmp_path, agent=REFERENCE_AGENT, env=live(api), live=True)
-    try:
-        assert api.waiting.wait(120), "el agente nunca llegó a esperar al modelo"
-        proc.send_signal(getattr(signal, stop))
-        out, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    run = AgentRun(proc.returncode, out, err)
+    run = signal_while_waiting(api, tmp_path, REFERENCE_AGENT, stop, env=live(api))
     assert run.returncode == code and one_line(run.stderr), run.stderr
     assert run.stderr.startswith(f"Interrumpido con {stop}.") and "--resume" in run.stderr
     cp = json.loads((tmp_path / "checkpoint.json").read_text(encoding="utf-8"))
