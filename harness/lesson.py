@@ -143,12 +143,14 @@ def _cells(tag, row):
     return "".join(f"<{tag} style='text-align:left'>{escape(str(c))}</{tag}>" for c in row)
 
 
-def show_table(headers, rows):
-    """Una tabla HTML, con una versión en texto para quien no ve HTML."""
+def show_table(headers, rows, note=""):
+    """Una tabla HTML, con una versión en texto para quien no ve HTML; ``note``, una línea debajo (en la
+    misma salida: una línea impresa aparte se guardaría junta con las demás, antes de la tabla)."""
     rows = [list(row) for row in rows]
     html = f"<table><tr>{_cells('th', headers)}</tr>"
     html += "".join(f"<tr>{_cells('td', row)}</tr>" for row in rows) + "</table>"
-    _show(html, "\n".join(" | ".join(map(str, row)) for row in [headers, *rows]))
+    text = "\n".join(" | ".join(map(str, row)) for row in [headers, *rows])
+    _show(html + (f"<p>{escape(note)}</p>" if note else ""), text + (f"\n{note}" if note else ""))
 
 
 def show_disk(*workdirs):

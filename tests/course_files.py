@@ -34,5 +34,5 @@ def output_text(cell):
         if output.output_type == "stream":
             parts.append(output.text)
         elif "data" in output:
-            parts.append(output.data.get("text/plain", ""))
+            parts.append(output.data.get("text/plain", "") + "\n")  # una salida aparte, en su línea
     return "".join(parts)

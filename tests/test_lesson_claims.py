@@ -87,9 +87,10 @@ def claim_output(notebook, claim):
 def test_moments_one_and_two_differ_only_in_the_report(notebook):
     # Lección, ejercicio: ① y ② dejan el mismo checkpoint.json y effects.json; report.txt no.
     text = claim_output(notebook, "uno-igual-dos")
-    assert "checkpoint.json, mismos bytes: True" in text
-    assert "effects.json, mismas anotaciones: True" in text
-    assert "report.txt, igual: False" in text
+    # Las filas de la comparación: pregunta | tu predicción | lo que pasó | marca.
+    assert re.search(r"^checkpoint\.json \| .* \| True \|", text, re.M)
+    assert re.search(r"^effects\.json \(sin las horas at\) \| .* \| True \|", text, re.M)
+    assert re.search(r"^report\.txt \| .* \| False \|", text, re.M)
     assert (
         "[kill] caída simulada en after-save-a:3" in text and "[kill] caída simulada en after-tool:3" in text
     )
@@ -98,7 +99,9 @@ def test_moments_one_and_two_differ_only_in_the_report(notebook):
 def test_a_failed_ledger_write_returns_the_result_without_is_error_and_warns(notebook):
     text = claim_output(notebook, "falla-del-registro")
     assert "[falló la escritura del registro] tool_use_id=toolu_03: el efecto secundario ya ocurrió" in text
-    assert "'tool_use_id': 'toolu_03'" in text and "is_error" not in text
+    returned = next(line for line in text.splitlines() if line.startswith("[{"))
+    assert "'tool_use_id': 'toolu_03'" in returned and "is_error" not in returned
+    assert re.search(r"^el modelo recibe is_error \| .* \| False \|", text, re.M)
 
 
 def test_a_run_without_resume_wipes_the_old_checkpoint_and_ledger(notebook):
@@ -132,11 +135,12 @@ def test_at_least_three_pictures_are_stored_as_readable_deterministic_svg(notebo
 
 
 def test_each_prediction_is_answered_by_the_run_that_follows(notebook):
+    # La celda de la predicción (tests/test_predicciones.py) y, después, la corrida que la responde.
     cells = notebook.cells
     asked = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and PREDICTION in c.source]
     assert len(asked) >= 15
     for i in asked:
-        answer = next(c for c in cells[i + 1 :] if c.cell_type == "code")
+        answer = [c for c in cells[i + 1 :] if c.cell_type == "code"][1]
         assert output_text(answer).strip(), (
             f"la predicción de la celda {i} no tiene una corrida que la responda"
         )

@@ -1,0 +1,85 @@
+"""Predicciones anotadas: lo que escribiste antes de ejecutar, al lado de lo que pasó.
+
+Antes de cada experimento de la lección, una celda guarda tu predicción en un diccionario con una
+clave por pregunta y ``...`` como valor («todavía sin escribir»; ``None`` puede ser una respuesta, como
+un ``pendingToolUse`` nulo). La celda del experimento termina con ``comparar(prediccion, observado)``:
+``observado`` sale de la corrida misma, nunca de un texto escrito a mano.
+
+    prediccion_reanudar = {"copias del reporte": ...}
+    ...
+    comparar(prediccion_reanudar, {"copias del reporte": report_copies(demo / "report.txt")})
+"""
+
+import unicodedata
+
+from harness.lesson import show_table
+
+UNWRITTEN = "(sin escribir)"
+HEADERS = ["pregunta", "tu predicción", "lo que pasó", ""]
+ASK = "Escribe tu predicción en la celda de arriba (en lugar de ...) y vuelve a ejecutar las dos."
+
+
+def _plain(text):
+    """Un texto sin mayúsculas, tildes ni espacios de más: «Ninguna » y «ninguna» dicen lo mismo."""
+    decomposed = unicodedata.normalize("NFD", str(text).strip().casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def matches(guess, outcome):
+    """Si la predicción dice lo mismo que lo observado (un booleano no es un número: ``1`` no es ``True``)."""
+    if isinstance(outcome, bool) or isinstance(guess, bool):
+        return guess is outcome
+    if isinstance(outcome, (set, frozenset)):
+        return isinstance(guess, (set, frozenset, list, tuple)) and {_plain(g) for g in guess} == {
+            _plain(o) for o in outcome
+        }
+    if isinstance(outcome, str):
+        return isinstance(guess, str) and _plain(guess) == _plain(outcome)
+    return type(guess) is type(outcome) and guess == outcome
+
+
+def shown(value):
+    """Un valor como se lee en la tabla: los conjuntos ordenados, el texto sin comillas."""
+    if value is Ellipsis:
+        return UNWRITTEN
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(map(str, value))) + "}" if value else "ninguno"
+    return value if isinstance(value, str) else repr(value)
+
+
+def _mark(guess, outcome):
+    if guess is Ellipsis:
+        return "—"
+    return "✓" if matches(guess, outcome) else "✗"
+
+
+def _summary(prediccion, guesses, observado):
+    """La línea de abajo: qué hacer si falta la predicción, o cuántas acertaste."""
+    lines = []
+    if not isinstance(prediccion, dict):
+        lines.append("La predicción tiene que ser el diccionario de su celda, con una clave por pregunta.")
+    unknown = [
+        str(key) for key in (prediccion if isinstance(prediccion, dict) else ()) if key not in observado
+    ]
+    if unknown:
+        lines.append(f"Estas claves no son preguntas de este experimento: {', '.join(unknown)}.")
+    written = [key for key, guess in guesses.items() if guess is not Ellipsis]
+    if written:
+        right = sum(matches(guesses[key], observado[key]) for key in written)
+        lines.append(f"Acertaste {right} de {len(written)}.")
+    else:
+        lines.append(ASK)
+    return " ".join(lines)
+
+
+def comparar(prediccion, observado):
+    """Una fila por pregunta (en el orden de tu predicción): lo que predijiste, lo que pasó en la corrida
+    y ✓ o ✗; debajo, cuántas acertaste."""
+    given = prediccion if isinstance(prediccion, dict) else {}
+    order = [key for key in given if key in observado] + [key for key in observado if key not in given]
+    guesses = {key: given.get(key, Ellipsis) for key in order}
+    rows = [
+        [key, shown(guesses[key]), shown(observado[key]), _mark(guesses[key], observado[key])]
+        for key in order
+    ]
+    show_table(HEADERS, rows, note=_summary(prediccion, guesses, observado))
