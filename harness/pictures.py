@@ -14,7 +14,7 @@ from typing import NamedTuple
 from harness.contract import CHECKPOINT_FILE
 
 # Los pasos de un turno de la lección, en orden, y el momento de caída que sigue a cada uno.
-TURN = ("save A", "herramienta", "registro", "save B")
+TURN = ("punto A", "herramienta", "registro", "punto B")
 MOMENTS = ("①", "②", "registro escrito", "③")
 LABELS = ("after-save-a", "after-tool", "after-effect-write", "after-save-b")
 
@@ -44,7 +44,7 @@ def _text(x, y, text, size=13, anchor="start", weight="normal", color=INK):
 
 def _row(row, top, window=None):
     parts = [_text(10, top + 22, row.name, weight="bold")]
-    if window:  # la ventana A/B: desde el fin de save A hasta el comienzo de save B
+    if window:  # la ventana A/B: desde el fin del punto A hasta el comienzo del punto B
         x0, x1 = _x(window[0]) + STEP_W, _x(window[1])
         parts.append(
             f'<rect x="{x0}" y="{top - 6}" width="{x1 - x0}" height="{STEP_H + 12}" fill="{WINDOW}"/>'
@@ -171,13 +171,13 @@ def crash_table(results):
 def ab_window():
     """La ventana entre los dos guardados: ahí el disco tiene una llamada colgante."""
     show(
-        "La ventana A/B: pendingToolUse no es null entre save A y save B",
+        "La ventana A/B: pendingToolUse no es null entre el punto A y el punto B",
         [
             Row(
                 "turno",
                 TURN,
                 None,
-                f"fondo amarillo: si muere acá, {CHECKPOINT_FILE} tiene la llamada colgante",
+                f"fondo amarillo: si muere aquí, {CHECKPOINT_FILE} tiene la llamada colgante",
             )
         ],
         window=(0, 3),

@@ -271,7 +271,7 @@ def resume_scene(task):
     print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
     result = reconcile(cp)
     if result:
-        # El punto A se guardó antes de empujar el turno del asistente: se recupera del punto de control.
+        # El punto A se guardó antes de agregar el turno del asistente: se recupera del punto de control.
         messages.append({"role": "assistant", "content": assistant_turn(cp)})
         messages.append({"role": "user", "content": [result]})
         save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))
@@ -298,7 +298,7 @@ def main(argv=None):
         return 2
     try:
         with agent_session():  # AGENT_WORKDIR y CRASH_AFTER válidos; un solo agente por directorio
-            client = make_client("--live" in args)  # --live sin clave falla acá, sin tocar el disco
+            client = make_client("--live" in args)  # --live sin clave falla aquí, sin tocar el disco
             scene = resume_scene(TASK) if "--resume" in args else None
             result = run_agent(client, TASK, TOOLS, scene, point_a=variant != "solo-b")
     except SimulatedCrash as err:
