@@ -24,7 +24,7 @@ MAX_TURNS = int(_ASKED) if _ASKED.isdigit() and int(_ASKED) > 0 else 20
 
 def ask_model(client, tools, messages):
     """Una llamada a ``client.messages.create``, con los mismos argumentos que el SDK real. Un turno en
-    pausa (``pause_turn``) se continúa acá mismo; un ``stop_reason`` que no es ``tool_use`` ni un final
+    pausa (``pause_turn``) se continúa aquí mismo; un ``stop_reason`` que no es ``tool_use`` ni un final
     (cortado, rechazo, desconocido) es un error de una línea, nunca un final (``harness.replies``)."""
 
     def create(sent):

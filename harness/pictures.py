@@ -13,9 +13,8 @@ from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE
 
-# Los pasos de un turno de la lección, en orden, y el momento de caída que sigue a cada uno.
+# Los pasos de un turno de la lección, en orden, y la etiqueta de la caída que sigue a cada uno.
 TURN = ("punto A", "herramienta", "registro", "punto B")
-MOMENTS = ("①", "②", "registro escrito", "③")
 LABELS = ("after-save-a", "after-tool", "after-effect-write", "after-save-b")
 
 INK, PAPER, LINE, BOX, DEATH, WINDOW = "#1f2328", "#f6f8fa", "#8c959f", "#dde4ee", "#b42318", "#fff1c2"

@@ -1,5 +1,5 @@
 """La sesión de un agente en la terminal: entra al directorio de trabajo, valida ``CRASH_AFTER`` y toma
-el candado (un solo agente por directorio); lo que salga mal adentro es un ``AgentFailure`` con una
+el candado (un solo agente por directorio); lo que salga mal dentro es un ``AgentFailure`` con una
 línea en español y su código de salida, nunca una traza. ``SimulatedCrash`` pasa de largo: la caída
 simulada la atiende ``main`` (``[kill] …`` y 137, como en la lección).
 

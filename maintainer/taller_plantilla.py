@@ -9,7 +9,7 @@ PLANTILLA = [
 
 *Gestión de estado y persistencia · Lección 6 · después de la lección, antes de los ejercicios*
 
-En la [lección](leccion_6_puntos_de_control.ipynb) leíste el agente bloque por bloque. Acá lo escribes tú: las celdas marcadas **tu turno** traen solo `# TU CÓDIGO AQUÍ` donde va el corazón de la lección (guardar y leer el punto de control, empezar de cero, los puntos A y B, el registro, `reconcile`); el resto del agente viene armado, bloqueado, tal como está en la lección.
+En la [lección](leccion_6_puntos_de_control.ipynb) leíste el agente bloque por bloque. Aquí lo escribes tú: las celdas marcadas **tu turno** traen solo `# TU CÓDIGO AQUÍ` donde va el corazón de la lección (guardar y leer el punto de control, empezar de cero, los puntos A y B, el registro, `reconcile`); el resto del agente viene armado, bloqueado, tal como está en la lección.
 
 Cómo se trabaja:
 
@@ -24,7 +24,7 @@ Al final, tu agente contra la suite de conformidad entera, y en el laboratorio d
         "t-02",
         """from harness.taller import Taller
 
-taller = Taller("taller_tu_agente.ipynb")  # desde acá, anota cada celda «#| export» que ejecutas""",
+taller = Taller("taller_tu_agente.ipynb")  # desde aquí, anota cada celda «#| export» que ejecutas""",
     ),
     (
         "md",
@@ -79,7 +79,7 @@ Una corrida sin `--resume` no hereda nada de la anterior. Tu turno: `fresh_scene
         "t-10",
         """## 4. El punto A y el punto B
 
-Dos guardados por turno, y dónde van es la lección entera. Tu turno, dentro de `run_agent`:
+Dos guardados por turno, y dónde van es lo esencial de la lección. Tu turno, dentro de `run_agent`:
 
 - **punto A**, apenas llega la respuesta y antes de ejecutar nada: guarda la escena con `pendingToolUse` = la llamada de este turno (`pending`), pasándola por `keep_assistant_turn` (que conserva el turno del asistente si trae más que su `tool_use`);
 - **punto B**, cuando el `tool_result` ya está en `messages`: guarda la escena con `pendingToolUse` en `None`.
@@ -98,7 +98,7 @@ Las líneas de log y los `crash_point` de cada punto ya están: no los muevas.
 
 El registro (`load_effects`, `save_effect`) viene armado: ejecútalo. Tu turno: `run_tool_uses(content)`, el del Curso 7 más el registro. Para cada bloque de `tool_uses(content)`:
 
-1. ejecuta la herramienta: `run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)`; si lanza una excepción, primero `stop_if_lasting(err)` (una falla del entorno que dura detiene la corrida con una línea, retomable) y, si sigue, el resultado es `tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True)` y se pasa al próximo;
+1. ejecuta la herramienta: `run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)`; si lanza una excepción, primero `stop_if_lasting(err)` (una falla del entorno que dura detiene la corrida con una línea, retomable) y, si sigue, el resultado es `tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True)` y se pasa al siguiente;
 2. `crash_point("after-tool")`: el momento ② de la lección;
 3. anota el resultado real: `save_effect(block["id"], {"name": …, "result": output, "at": now_ms()})`; si esa escritura falla (`OSError` o `LedgerError`), no mientas con `is_error`: avisa con `warn(...)` y la línea `[falló la escritura del registro] …` de la lección (sale al final, o dentro del error final: una falla, una línea); si no falla, `crash_point("after-effect-write")`;
 4. agrega `tool_result(block["id"], output)`.
@@ -146,7 +146,7 @@ La misma suite de conformidad que pasa el agente de referencia, sobre el tuyo. E
         "t-20",
         """## Tu agente en el laboratorio de caídas
 
-El laboratorio de la lección, con tu agente: elige dónde muere, ejecútalo, mira el disco y reanuda. Si alguna fila de arriba no dio ✓, prueba ese momento acá.""",
+El laboratorio de la lección, con tu agente: elige dónde muere, ejecútalo, mira el disco y reanuda. Si alguna fila de arriba no dio ✓, prueba ese momento aquí.""",
     ),
     (
         "code",

@@ -145,7 +145,7 @@ class FakeMessagesAPI:
         return self
 
     def stop(self):
-        """Apaga el servidor: desde acá, conectarse al puerto se rechaza (la API «se fue»)."""
+        """Apaga el servidor: desde aquí, conectarse al puerto se rechaza (la API «se fue»)."""
         self.release()
         self._httpd.shutdown()
         self._httpd.server_close()

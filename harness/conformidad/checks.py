@@ -288,7 +288,7 @@ def puntos(ctx):
                     and last_tool_results(s.checkpoint.get("messages") or []) == [i],
                     f"pendingToolUse = {(s.pending or {}).get('name', 'null')}, último tool_result: {last_tool_results(s.checkpoint.get('messages') or []) if isinstance(s.checkpoint, dict) else '—'}",
                 ),
-                "③ el punto B se guarda después de empujar el tool_result a messages, con pendingToolUse en null",
+                "③ el punto B se guarda después de agregar el tool_result a messages, con pendingToolUse en null",
             )
         )
     return rows
