@@ -25,18 +25,26 @@ LESSON = "leccion_6_puntos_de_control.ipynb"
 
 # —— Nivel 1 ——
 
-# Las cuatro ramas de --resume, con las palabras de sus líneas de log.
-BRANCHES = tuple(BRANCH_WORDS.values())
-# Cada clave de una predicción: qué valores acepta y qué pregunta.
+# La rama de --resume cuando no imprimió ni su línea «[resume] leído …»: se negó antes de leer la escena.
+NOT_RESUMED = "no reanudó"
+# Las ramas de --resume, con las palabras de sus líneas de log, y la de una reanudación que se negó.
+BRANCHES = (*BRANCH_WORDS.values(), NOT_RESUMED)
+
+
+def _count(v):
+    return type(v) is int and v >= 0
+
+
+# Cada clave de una predicción: qué valores acepta y cómo se revisa su forma (nunca si acierta).
 FIELDS = {
     "pending_tool_use": ("un nombre de herramienta o None", lambda v: v is None or type(v) is str),
     "tool_result_in_messages": ("True o False", lambda v: type(v) is bool),
     "ledger_has_entry": ("True o False", lambda v: type(v) is bool),
     "reconcile_branch": (" o ".join(map(repr, BRANCHES)), lambda v: v in BRANCHES and type(v) is str),
-    "report_exists_after_crash": ("True o False", lambda v: type(v) is bool),
-    "report_copies_after_resume": ("un entero ≥ 0", lambda v: type(v) is int and v >= 0),
+    "resume_finishes": ("True o False", lambda v: type(v) is bool),
+    "report_copies_after_resume": ("un entero ≥ 0", _count),
+    "notices_after_resume": ("un entero ≥ 0", _count),
 }
-FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH)
 
 
 def grading_elsewhere():
@@ -58,31 +66,23 @@ def format_problems(answer, fields):
     return found
 
 
-def _report(title, answer, fields):
-    if grading_elsewhere():
-        return True
-    problems = dict(format_problems(answer, fields))
-    if not problems:
-        print(f"✓ {title}: formato correcto. Quien califica lo compara con lo que de verdad queda en disco.")
-        return True
-    print(f"✗ {title}:")
-    for key, problem in problems.items():
-        print(f"  ✗ {key}: {problem}")
-    return False
-
-
 def check_prediction_format(n, prediction):
     """Marcado local de ``prediction[n]``: solo la forma (claves y tipos), nunca si acierta."""
+    if grading_elsewhere():
+        return True
     if n not in prediction:
         print(f"✗ momento {n}: todavía sin responder (prediction[{n}] = {{...}})")
         return False
-    return _report(f"momento {n}", prediction[n], FIELDS)
-
-
-def check_same_files_format(prediction):
-    """Marcado local de ``prediction["same_after_1_and_2"]``: un True/False por archivo."""
-    fields = {name: ("True o False", lambda v: type(v) is bool) for name in FILES}
-    return _report("① y ②", prediction.get("same_after_1_and_2"), fields)
+    problems = dict(format_problems(prediction[n], FIELDS))
+    if not problems:
+        print(
+            f"✓ momento {n}: formato correcto. Quien califica lo compara con lo que de verdad queda en disco."
+        )
+        return True
+    print(f"✗ momento {n}:")
+    for key, problem in problems.items():
+        print(f"  ✗ {key}: {problem}")
+    return False
 
 
 # —— Nivel 2 ——
@@ -94,8 +94,8 @@ WRITE_REPORT_CALL = [{"type": "tool_use", "id": TOOL_USE_ID, "name": "write_repo
 # El instante entre el registro y la herramienta: lo primero que ocurra de los dos.
 BETWEEN = ("registro", "herramienta:write_report")
 WORKDIR = os.path.join("_trabajo", "nivel_2")
-# Producción corría el agente de la lección sin la revisión de forma del registro que agrega «Más
-# allá de la lección» (un «result» que no es texto se rechaza): así se reproduce el incidente.
+# Producción corría el agente de la lección sin la revisión de forma del registro de ``load_effects``
+# (un «result» que no es texto se rechaza; el texto de la lección no la tiene): así se reproduce el incidente.
 PRODUCTION = """import runpy
 import sys
 

@@ -6,6 +6,7 @@ entregas se arman desde las fuentes: la versión repartida con las celdas de res
 
 import csv
 import hashlib
+import json
 import os
 import select
 import shutil
@@ -27,6 +28,7 @@ from solutions.grading.sample_class import (
     ESCAPE_PORT_FILE,
     HONEST,
     LOOPS,
+    NIVEL_1,
     NIVEL_2,
     SOURCE,
     cells_by_id,
@@ -34,7 +36,7 @@ from solutions.grading.sample_class import (
 )
 
 LESSON = "leccion_6_puntos_de_control.ipynb"
-MAX_SCORE = 20
+MAX_SCORE = 19
 
 # Para el estudiante que entra en un bucle infinito: que la celda se corte pronto. Mientras nbgrader
 # califica, ninguna celda corre nada pesado (las comprobaciones van fuera del kernel).
@@ -207,12 +209,39 @@ def test_adversarial_class_gets_honest_scores(graded):
             }
             for student in CLASS
         }
-    assert scores == HONEST
+    assert rounded(scores) == HONEST
     with open(os.path.join(course_dir, "grades.csv"), encoding="utf-8") as f:
         grades = {row["student_id"]: row for row in csv.DictReader(f)}
     for student, by_notebook in HONEST.items():
-        assert float(grades[student]["score"]) == sum(by_notebook.values()), student
+        assert round(float(grades[student]["score"]), 2) == round(sum(by_notebook.values()), 2), student
         assert float(grades[student]["max_score"]) == MAX_SCORE
+
+
+def rounded(scores):
+    """Los puntos a centésimos: el crédito parcial es una fracción de los puntos del momento."""
+    return {s: {n: round(p, 2) for n, p in by.items()} for s, by in scores.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.needs_bwrap
+def test_a_half_right_moment_earns_part_of_its_points(graded):
+    """Por el camino real (grade_class, nbgrader autograde): el momento 1 de «a_medias» tiene 4 de 7
+    datos bien y se lleva 4/7 de sus 2 puntos; cada momento de «correcta», todos. La devolución nombra
+    los datos equivocados, nunca los valores medidos."""
+    course_dir, done, _, _ = graded
+    assert done.returncode == 0, done.stderr[-3000:]
+    with Gradebook(f"sqlite:///{course_dir}/gradebook.db") as gb:
+        half = gb.find_grade("prueba_momento_1", NIVEL_1, ASSIGNMENT, "a_medias")
+        assert 0 < half.score < half.max_score == 2
+        assert half.score == pytest.approx(2 * 4 / 7, abs=0.01)
+        for n in (1, 2, 3):
+            right = gb.find_grade(f"prueba_momento_{n}", NIVEL_1, ASSIGNMENT, "correcta")
+            assert right.score == right.max_score == 2
+    path = os.path.join(course_dir, "autograded", "a_medias", ASSIGNMENT, f"{NIVEL_1}.ipynb")
+    cell = cells_by_id(path)["prueba_momento_1"]
+    shown = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    assert "reconcile_branch, resume_finishes, notices_after_resume (4 de 7 datos bien)" in shown
+    assert "no reanudó" not in json.dumps(cell.outputs, ensure_ascii=False)
 
 
 def leftovers(course_dir):
@@ -357,8 +386,6 @@ def test_the_measured_truth_is_named_only_while_a_class_is_graded(tmp_path, monk
     """La verdad del Nivel 1 va a los procesos de calificación por un archivo que nombra una variable
     de entorno: una que quedó de otra clase (con su archivo ya borrado) no se usa, y al terminar no
     queda ninguna que un proceso lanzado después herede."""
-    import json
-
     from solutions.grading import truth
     from solutions.grading.grade_class import _truth_for_workers
 

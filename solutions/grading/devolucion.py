@@ -22,7 +22,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 
 from solutions.grading import report
-from solutions.grading.judge import CHECKS
+from solutions.grading.judge import CHECKS, read_verdict
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 
 TITLES = {"ejercicio_nivel_1": "Ejercicio de Nivel 1", "ejercicio_nivel_2": "Ejercicio de Nivel 2"}
@@ -68,11 +68,14 @@ def _error_line(cell):
 
 
 def _verdict(cell):
-    """El veredicto de una celda de prueba: la salida que dejó ``JudgeAnswers``."""
-    errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
-    if not errors:
+    """El veredicto de una celda de prueba: la salida que dejó ``JudgeAnswers`` (un crédito parcial
+    nombra los datos equivocados, nunca sus valores)."""
+    problem = read_verdict(cell.get("outputs", []))
+    if problem is None:
         return '<p class="bien">✓ Comprobación superada (se comprobó fuera de tu kernel).</p>'
-    return f'<p class="mal">✗ No pasa: {html.escape(errors[-1].get("evalue") or "error")}</p>'
+    if any(o.output_type == "execute_result" for o in cell.get("outputs", [])):
+        return f'<p class="mal">◐ En parte: {html.escape(problem)}</p>'
+    return f'<p class="mal">✗ No pasa: {html.escape(problem)}</p>'
 
 
 def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMENT):

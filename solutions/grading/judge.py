@@ -15,7 +15,9 @@ import contextlib
 import functools
 import json
 import os
+import re
 import tempfile
+from typing import NamedTuple
 
 from harness.disk_state import read_disk_state
 from harness.exercise_feedback import WRITE_REPORT_CALL
@@ -26,9 +28,28 @@ from solutions.grading.paths import REFERENCE_AGENT
 
 ANSWER_MARK = "@@respuesta@@"
 TOOL_USE_ID = "toolu_03"
-# El comienzo del veredicto de una predicción con el formato correcto y algún dato equivocado; lo que
-# sigue son esos datos, separados por comas (el informe de la clase los cuenta uno por uno).
+# El comienzo del veredicto de una predicción con el formato correcto y algún dato equivocado; siguen
+# esos datos, separados por comas, y cuántos están bien (el informe de la clase los cuenta uno por uno).
 MISMATCH = "no coincide con lo medido en: "
+# Cómo empieza la línea de stdout de ese veredicto en la celda de prueba (junto a sus puntos).
+PARTIAL_MARK = "✗ "
+_PARTIAL = re.compile(re.escape(MISMATCH) + r"(.*) \((\d+) de (\d+) datos bien\)")
+
+
+class PartlyRight(NamedTuple):
+    """Una predicción con el formato correcto y ``wrong`` datos equivocados, de ``total``: cada dato
+    vale su parte de los puntos del momento."""
+
+    wrong: tuple
+    total: int
+
+    def __str__(self):
+        return (
+            f"{MISMATCH}{', '.join(self.wrong)} ({self.total - len(self.wrong)} de {self.total} datos bien)"
+        )
+
+    def points(self, top):
+        return round(top * (self.total - len(self.wrong)) / self.total, 2)
 
 
 class AnswerError(Exception):
@@ -59,12 +80,13 @@ def same(answer, expected):
 
 
 def check_prediction(item, answer):
+    """None si todos los datos coinciden con lo medido; si alguno no, ``PartlyRight``. Sin el formato
+    (las claves, un diccionario), ``AnswerError``: 0 puntos."""
     expected = truth.measured()[item]
     if type(answer) is not dict or answer.keys() != expected.keys():
         raise AnswerError(f"tiene que ser un diccionario con las claves {', '.join(expected)}")
-    wrong = [key for key in expected if not same(answer[key], expected[key])]
-    if wrong:
-        raise AnswerError(MISMATCH + ", ".join(wrong))
+    wrong = tuple(key for key in expected if not same(answer[key], expected[key]))
+    return PartlyRight(wrong, len(expected)) if wrong else None
 
 
 # —— Nivel 2 ——
@@ -219,7 +241,6 @@ CHECKS = {
         "prueba_momento_1": ("json", lambda a, *_: check_prediction("momento_1", a)),
         "prueba_momento_2": ("json", lambda a, *_: check_prediction("momento_2", a)),
         "prueba_momento_3": ("json", lambda a, *_: check_prediction("momento_3", a)),
-        "prueba_iguales": ("json", lambda a, *_: check_prediction("same_after_1_and_2", a)),
     },
     "ejercicio_nivel_2": {
         "prueba_corregida": ("source:corregida", check_function),
@@ -258,12 +279,24 @@ def unproven_mechanisms(test_id, problem):
     return {"orden", "caida_superada"}
 
 
+def read_verdict(outputs):
+    """El problema que ``JudgeAnswers`` dejó en la salida de una celda de prueba: el de su error, el de
+    su línea de crédito parcial, o None si pasó entera."""
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    if errors:
+        return errors[-1].get("evalue") or "error"
+    lines = [o.get("text", "") for o in outputs if o.get("output_type") == "stream"]
+    partial = [t for t in lines if t.startswith(PARTIAL_MARK)]
+    return partial[-1][len(PARTIAL_MARK) :].strip() if partial else None
+
+
 def wrong_fields(fields, problem):
     """Los datos de ``fields`` que el veredicto ``problem`` de una predicción del Nivel 1 da por mal:
     los que nombra, o todos si la respuesta no llegó o no tenía el formato."""
     if problem is None:
         return []
-    if problem.startswith(MISMATCH):
-        named = problem[len(MISMATCH) :].split(", ")
+    partial = _PARTIAL.fullmatch(problem)
+    if partial:
+        named = partial[1].split(", ")
         return [field for field in fields if field in named]
     return list(fields)

@@ -10,7 +10,8 @@
 - ``DisarmFolder`` (apenas termina la ejecución): deja en la carpeta de la entrega solo archivos
   comunes y carpetas, antes de que quien califica escriba ahí fuera del aislamiento (``sandbox.disarm``).
 - ``JudgeAnswers`` (después de ejecutar): reemplaza la salida de cada celda de prueba por el
-  veredicto de ``judge``, calculado fuera del kernel. nbgrader cuenta los puntos desde esa salida.
+  veredicto de ``judge``, calculado fuera del kernel. nbgrader cuenta los puntos desde esa salida: un
+  error es 0, un ``execute_result`` con un número es crédito parcial, lo demás es todo.
 """
 
 import copy
@@ -32,7 +33,7 @@ from traitlets import Integer, Unicode
 from traitlets.utils.importstring import import_item
 
 from solutions.grading import ahead, sandbox
-from solutions.grading.judge import ANSWER_MARK, CHECKS, AnswerError, parse_answer
+from solutions.grading.judge import ANSWER_MARK, CHECKS, PARTIAL_MARK, AnswerError, PartlyRight, parse_answer
 from solutions.grading.paths import NOTEBOOKS
 
 # El error que queda en una celda que mató a su kernel.
@@ -85,9 +86,17 @@ class RestoreStructure(NbGraderPreprocessor):
 
 
 def verdict(cell, problem):
-    """La salida de la celda de prueba: un error (0 puntos) o una línea en stdout (todos)."""
+    """La salida de la celda de prueba: un error (0 puntos), una línea en stdout (todos) o, si la
+    predicción acertó algunos datos (``PartlyRight``), la línea que nombra los equivocados (sin los
+    valores medidos) y los puntos como ``execute_result``: nbgrader los lee como crédito parcial."""
     if problem is None:
         return [new_output("stream", name="stdout", text="✓ comprobado fuera de tu kernel\n")]
+    if isinstance(problem, PartlyRight):
+        points = problem.points(cell.metadata.nbgrader["points"])
+        return [
+            new_output("stream", name="stdout", text=f"{PARTIAL_MARK}{problem}\n"),
+            new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=None),
+        ]
     return [new_output("error", ename="RespuestaIncorrecta", evalue=problem, traceback=[f"✗ {problem}"])]
 
 
@@ -268,11 +277,11 @@ class JudgeAnswers(NbGraderPreprocessor):
         return pool.submit(self.problem, check, answer)
 
     def problem(self, check, answer):
-        """Lo que no pasa de ``answer``, o None. Las corridas van en una carpeta fuera del alcance del
-        kernel de la entrega (que puede seguir vivo mientras tanto) y se borran al terminar."""
+        """Lo que no pasa de ``answer`` (un texto, o ``PartlyRight`` si acertó en parte), o None. Las
+        corridas van en una carpeta fuera del alcance del kernel de la entrega (que puede seguir vivo
+        mientras tanto) y se borran al terminar."""
         with tempfile.TemporaryDirectory(prefix="calificacion-") as scratch:
             try:
-                check(answer, scratch, self.timeout)
+                return check(answer, scratch, self.timeout)
             except AnswerError as wrong:
                 return str(wrong)
-        return None

@@ -25,9 +25,9 @@ from nbgrader.plugins import CsvExportPlugin
 from traitlets.config import PyFileConfigLoader
 
 from solutions.grading import paths
-from solutions.grading.judge import CHECKS, MECHANISMS, unproven_mechanisms, wrong_fields
+from solutions.grading.judge import CHECKS, MECHANISMS, read_verdict, unproven_mechanisms, wrong_fields
 from solutions.grading.release import ASSIGNMENT, EXERCISES
-from solutions.grading.truth import COMPARED_FILES, OBSERVED_FIELDS
+from solutions.grading.truth import OBSERVED_FIELDS
 
 PENDING_COLUMN = "manual_pendiente"
 HTML_NAME, PICTURE_NAME = "informe.html", "informe.svg"
@@ -36,7 +36,6 @@ PARTS = {
     "prueba_momento_1": OBSERVED_FIELDS,
     "prueba_momento_2": OBSERVED_FIELDS,
     "prueba_momento_3": OBSERVED_FIELDS,
-    "prueba_iguales": COMPARED_FILES,
     "prueba_corregida": ("orden", "caida_superada"),
     "prueba_script": ("prueba_script",),
 }
@@ -121,8 +120,7 @@ def verdicts(course_dir, student, assignment=ASSIGNMENT):
         for cell in nbformat.read(path, as_version=4).cells:
             test_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if test_id in tests:
-                errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
-                found[notebook][test_id] = errors[-1].get("evalue", "error") if errors else None
+                found[notebook][test_id] = read_verdict(cell.get("outputs", []))
     return found
 
 
@@ -227,7 +225,7 @@ def describe(row):
     if row["parte"] in MECHANISMS:
         return MECHANISMS[row["parte"]]
     if row["parte"]:
-        return "dato de la predicción" if row["parte"] in OBSERVED_FIELDS else "archivo"
+        return "dato de la predicción"
     return "a mano (respuesta escrita)" if row["a_mano"] else "automática"
 
 

@@ -93,7 +93,8 @@ LIAR = """class Anything(str):
 
 
 prediction[2] = {key: Anything("x") for key in ("pending_tool_use", "tool_result_in_messages",
-    "ledger_has_entry", "reconcile_branch", "report_exists_after_crash", "report_copies_after_resume")}"""
+    "ledger_has_entry", "reconcile_branch", "resume_finishes", "report_copies_after_resume",
+    "notices_after_resume")}"""
 
 # La prueba escucha en un puerto de 127.0.0.1 y lo deja en este archivo de la entrega: una conexión
 # desde la entrega sería red fuera del aislamiento.
@@ -367,6 +368,15 @@ FILLS_SHM = """with open("/dev/shm/relleno", "wb") as f:
         f.write(bytes(1 << 20))
 """ + solution(NIVEL_1, "momento_1")
 
+# Un error de razonamiento, no un ataque: en el momento 1 cree que --resume concilia y termina (no ve
+# que el punto A tarde guarda un tool_use sin su tool_result). Tres datos mal, cuatro bien.
+HALF_RIGHT = (
+    solution(NIVEL_1, "momento_1")
+    .replace('"reconcile_branch": "no reanudó"', '"reconcile_branch": "agregando is_error"')
+    .replace('"resume_finishes": False', '"resume_finishes": True')
+    .replace('"notices_after_resume": 0', '"notices_after_resume": 1')
+)
+
 # estudiante: {notebook: {grade_id: nueva fuente, o None para borrar la celda}}; None = en blanco.
 CLASS = {
     "correcta": {name: {} for name in EXERCISES},
@@ -374,11 +384,12 @@ CLASS = {
     "equivocada": {
         NIVEL_1: {
             "momento_2": solution(NIVEL_1, "momento_2").replace(
-                '"report_copies_after_resume": 2', '"report_copies_after_resume": 1'
+                '"notices_after_resume": 2', '"notices_after_resume": 1'
             )
         },
         NIVEL_2: {"script": _prod_order_script()},
     },
+    "a_medias": {NIVEL_1: {"momento_1": HALF_RIGHT}, NIVEL_2: {}},
     "secuestra_kernel": {NIVEL_1: {"momento_1": HIJACK}, NIVEL_2: {}},
     "objeto_mentiroso": {NIVEL_1: {"momento_2": LIAR}, NIVEL_2: {}},
     "atrapa_la_caida": {NIVEL_1: {}, NIVEL_2: {"corregida": CATCHING_FIX}},
@@ -409,30 +420,32 @@ CLASS = {
 HANDED_IN = {"trae_modulos": HANDED_IN_MODULES}
 # Las entregas cuyo bucle corta una celda por tiempo (una sola cada una).
 LOOPS = ("bucle", "imprime_en_bucle", "ignora_sigint")
-# Puntos automáticos que daría quien califica con honestidad (Nivel 1 de 7, Nivel 2 de 6).
+# Puntos automáticos que daría quien califica con honestidad (Nivel 1 de 6, Nivel 2 de 6): cada dato
+# de una predicción vale su parte de los 2 puntos del momento (redondeada a centésimos).
 HONEST = {
-    "correcta": {NIVEL_1: 7, NIVEL_2: 6},
+    "correcta": {NIVEL_1: 6, NIVEL_2: 6},
     "en_blanco": {NIVEL_1: 0, NIVEL_2: 0},
-    "equivocada": {NIVEL_1: 5, NIVEL_2: 3},
-    "secuestra_kernel": {NIVEL_1: 5, NIVEL_2: 6},
-    "objeto_mentiroso": {NIVEL_1: 5, NIVEL_2: 6},
-    "atrapa_la_caida": {NIVEL_1: 7, NIVEL_2: 3},
-    "script_falso": {NIVEL_1: 7, NIVEL_2: 3},
-    "escapa": {NIVEL_1: 5, NIVEL_2: 6},
-    "enlaza": {NIVEL_1: 5, NIVEL_2: 6},
-    "anida": {NIVEL_1: 5, NIVEL_2: 6},
-    "borra_celdas": {NIVEL_1: 5, NIVEL_2: 6},
-    "avisa_por_stderr": {NIVEL_1: 7, NIVEL_2: 6},
-    "bucle": {NIVEL_1: 5, NIVEL_2: 6},
-    "imprime_en_bucle": {NIVEL_1: 5, NIVEL_2: 6},
-    "mata_su_kernel": {NIVEL_1: 5, NIVEL_2: 6},
-    "lee_soluciones": {NIVEL_1: 1, NIVEL_2: 6},
-    "falsifica_avisos": {NIVEL_1: 7, NIVEL_2: 3},
-    "siente_el_momento": {NIVEL_1: 7, NIVEL_2: 3},
-    "hijo_sobrevive": {NIVEL_1: 7, NIVEL_2: 3},
-    "trae_modulos": {NIVEL_1: 7, NIVEL_2: 6},
-    "ignora_sigint": {NIVEL_1: 5, NIVEL_2: 6},
-    "llena_shm": {NIVEL_1: 5, NIVEL_2: 6},
+    "equivocada": {NIVEL_1: 5.71, NIVEL_2: 3},
+    "a_medias": {NIVEL_1: 5.14, NIVEL_2: 6},
+    "secuestra_kernel": {NIVEL_1: 4, NIVEL_2: 6},
+    "objeto_mentiroso": {NIVEL_1: 4, NIVEL_2: 6},
+    "atrapa_la_caida": {NIVEL_1: 6, NIVEL_2: 3},
+    "script_falso": {NIVEL_1: 6, NIVEL_2: 3},
+    "escapa": {NIVEL_1: 4, NIVEL_2: 6},
+    "enlaza": {NIVEL_1: 4, NIVEL_2: 6},
+    "anida": {NIVEL_1: 4, NIVEL_2: 6},
+    "borra_celdas": {NIVEL_1: 4, NIVEL_2: 6},
+    "avisa_por_stderr": {NIVEL_1: 6, NIVEL_2: 6},
+    "bucle": {NIVEL_1: 4, NIVEL_2: 6},
+    "imprime_en_bucle": {NIVEL_1: 4, NIVEL_2: 6},
+    "mata_su_kernel": {NIVEL_1: 4, NIVEL_2: 6},
+    "lee_soluciones": {NIVEL_1: 0, NIVEL_2: 6},
+    "falsifica_avisos": {NIVEL_1: 6, NIVEL_2: 3},
+    "siente_el_momento": {NIVEL_1: 6, NIVEL_2: 3},
+    "hijo_sobrevive": {NIVEL_1: 6, NIVEL_2: 3},
+    "trae_modulos": {NIVEL_1: 6, NIVEL_2: 6},
+    "ignora_sigint": {NIVEL_1: 4, NIVEL_2: 6},
+    "llena_shm": {NIVEL_1: 4, NIVEL_2: 6},
 }
 
 

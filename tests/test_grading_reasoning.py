@@ -1,0 +1,189 @@
+"""El Nivel 1 se califica por razonamiento: escenarios que nada de lo que se reparte corre, claves
+dichas en el enunciado, verdad medida con procesos matados de verdad y crédito parcial por dato.
+
+El camino entero (grade_class con nbgrader autograde) lo prueba ``tests/test_grading.py`` con la clase
+de muestra (la entrega «a_medias»); aquí, cada pieza por separado y rápido.
+"""
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell
+from nbgrader.utils import determine_grade
+
+from harness.contract import EXIT_KILLED, crash_message
+from harness.exercise_feedback import BRANCHES, FIELDS, check_prediction_format
+from harness.runner import load_agent
+from solutions.grading import escenarios, judge, truth
+from solutions.grading.judge import AnswerError, PartlyRight, read_verdict, wrong_fields
+from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT, ROOT
+from solutions.grading.preprocessors import verdict
+from solutions.grading.sample_class import NIVEL_1, solution
+
+RELEASED_1 = os.path.join(NOTEBOOKS, f"{NIVEL_1}.ipynb")
+
+
+def source_answer(n):
+    """La respuesta de la fuente de instructor para el momento ``n``."""
+    found = {"prediction": {}}
+    exec(solution(NIVEL_1, f"momento_{n}"), found)
+    return found["prediction"][n]
+
+
+# —— El enunciado ——
+
+
+def test_the_released_level_1_states_every_key_and_its_values():
+    prose = "\n".join(c.source for c in nbformat.read(RELEASED_1, 4).cells if c.cell_type == "markdown")
+    for key in FIELDS:
+        assert re.search(rf"^\| `{key}` \| .+ \| .+ \|$", prose, re.MULTILINE), key
+    for branch in BRANCHES:
+        assert f'`"{branch}"`' in prose, branch
+    assert "`True` o `False`" in prose and "`None`" in prose and "un entero ≥ 0" in prose
+
+
+def test_the_released_level_1_shows_no_graded_answer():
+    """Ninguna salida guardada muestra un valor medido que no sea también uno de los permitidos."""
+    outputs = " ".join(str(c.get("outputs", "")) for c in nbformat.read(RELEASED_1, 4).cells)
+    assert "@@respuesta@@" not in outputs
+    for n in truth.MOMENTS:
+        assert repr(source_answer(n)) not in outputs
+
+
+def test_the_local_check_gives_hints_without_answers(capsys):
+    almost = {**source_answer(1), "reconcile_branch": "agregando is_error"}  # un dato mal
+    assert check_prediction_format(1, {1: almost})
+    assert "formato correcto" in capsys.readouterr().out  # la forma, no el acierto
+    broken = {k: v for k, v in almost.items() if k != "notices_after_resume"}
+    assert not check_prediction_format(1, {1: {**broken, "resume_finishes": "sí"}})
+    said = capsys.readouterr().out
+    assert "notices_after_resume: falta esta clave" in said
+    assert "resume_finishes: valor no válido ('sí'): usa True o False" in said
+
+
+# —— El crédito parcial ——
+
+
+def graded_cell(outputs):
+    cell = new_code_cell("", metadata={"nbgrader": {"grade": True, "grade_id": "prueba", "points": 2}})
+    cell.outputs = outputs
+    return cell
+
+
+@pytest.mark.parametrize(
+    ("problem", "points"),
+    [
+        (None, 2),
+        (PartlyRight(("reconcile_branch", "resume_finishes", "notices_after_resume"), 7), 1.14),
+        (PartlyRight(tuple(FIELDS), 7), 0),
+        ("tiene que ser un diccionario con las claves …", 0),
+    ],
+    ids=["todo-bien", "cuatro-de-siete", "ninguno-bien", "sin-formato"],
+)
+def test_each_field_earns_its_share_as_nbgrader_reads_it(problem, points):
+    cell = graded_cell([])
+    cell.outputs = verdict(cell, problem)
+    assert determine_grade(cell) == (points, 2.0)
+    expected = [] if problem is None else wrong_fields(tuple(FIELDS), read_verdict(cell.outputs))
+    assert expected == (
+        [] if problem is None else [f for f in FIELDS if f in getattr(problem, "wrong", FIELDS)]
+    )
+
+
+def test_the_judge_names_wrong_fields_and_refuses_a_wrong_format(monkeypatch):
+    monkeypatch.setattr(truth, "measured", lambda: {"momento_1": source_answer(1)})
+    assert judge.check_prediction("momento_1", source_answer(1)) is None
+    half = {
+        **source_answer(1),
+        "resume_finishes": not source_answer(1)["resume_finishes"],
+        "notices_after_resume": 9,
+    }
+    assert judge.check_prediction("momento_1", half) == PartlyRight(
+        ("resume_finishes", "notices_after_resume"), 7
+    )
+    with pytest.raises(AnswerError):
+        judge.check_prediction("momento_1", {k: v for k, v in half.items() if k != "ledger_has_entry"})
+    with pytest.raises(AnswerError):  # una lista no es una predicción: 0 puntos, no datos sueltos
+        judge.check_prediction("momento_1", [half])
+    typed = {**source_answer(1), "report_copies_after_resume": True}  # en JSON, true no es 1
+    assert judge.check_prediction("momento_1", typed).wrong == ("report_copies_after_resume",)
+
+
+# —— La verdad, medida ——
+
+
+def test_the_truth_is_measured_from_killed_processes_and_matches_the_source(monkeypatch):
+    """Cada momento: un proceso del agente del escenario que muere en su etiqueta (137, con su línea
+    [kill]) y otro, nuevo, que reanuda. Lo medido es lo que la fuente de instructor responde."""
+    monkeypatch.delenv(truth.TRUTH_FILE_ENV, raising=False)
+    runs = []
+
+    def recorded(workdir, **kwargs):
+        done = real(workdir, **kwargs)
+        runs.append((kwargs, done))
+        return done
+
+    real = truth.run_agent_process
+    monkeypatch.setattr(truth, "run_agent_process", recorded)
+    measured = truth.measured.__wrapped__()
+    assert len(runs) == 2 * len(truth.MOMENTS)
+    for n, (crash, resume) in zip(truth.MOMENTS, zip(runs[::2], runs[1::2], strict=True), strict=True):
+        label = truth.MOMENTS[n][2]
+        (how, died), (again, _) = crash, resume
+        assert how["crash_after"] == label and died.returncode == EXIT_KILLED
+        assert f"[kill] {crash_message(label)}" in died.stdout
+        assert again["resume"] and os.path.basename(how["agent"]) == "agente_del_escenario.py"
+        assert measured[f"momento_{n}"] == source_answer(n), n
+
+
+# —— Nada de lo que se reparte corre los escenarios ——
+
+
+def shipped_code():
+    """(ruta, texto) de lo que se reparte y se puede ejecutar: cada archivo de harness/ y las celdas de
+    código de notebooks/ (la prosa del Nivel 1 describe los escenarios; ninguna celda los corre)."""
+    for folder in ("harness", "notebooks"):
+        for path in glob.glob(os.path.join(ROOT, folder, "**", "*"), recursive=True):
+            if not os.path.isfile(path) or "_trabajo" in path or "__pycache__" in path:
+                continue
+            if path.endswith(".ipynb"):
+                cells = nbformat.read(path, 4).cells
+                yield path, "\n".join(c.source for c in cells if c.cell_type == "code")
+            else:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    yield path, f.read()
+
+
+def test_nothing_the_course_ships_can_run_the_graded_scenarios(tmp_path):
+    """Ni harness/ ni el código de notebooks/ tienen la segunda herramienta ni el punto A tarde, y el
+    agente de referencia (el de la lección) no llega a un turno 4 con ninguna de sus variantes."""
+    for path, text in shipped_code():
+        for word in (escenarios.NOTIFY, escenarios.NOTICES_PATH, "escenarios"):
+            assert word not in text, (path, word)
+    with open(REFERENCE_AGENT, encoding="utf-8") as f:
+        source = f.read()
+    assert escenarios.point_a_late(source) != source  # el agente de la lección guarda A antes de empujar
+    for variant in load_agent(REFERENCE_AGENT, "referencia").VARIANTS:
+        workdir = tmp_path / variant
+        workdir.mkdir()
+        env = {**os.environ, "AGENT_WORKDIR": str(workdir), "AGENT_VARIANT": variant}
+        env["CRASH_AFTER"] = "after-tool:4"
+        done = subprocess.run(
+            [sys.executable, REFERENCE_AGENT], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0 and "[kill]" not in done.stdout, (variant, done.stderr)
+
+
+def test_the_student_edition_leaves_the_scenarios_out():
+    """Los escenarios y las respuestas viven bajo solutions/grading/, que la edición no copia."""
+    from solutions.grading.edicion_estudiantes import INCLUDED
+
+    for module in (escenarios, truth, judge):
+        relative = os.path.relpath(module.__file__, ROOT).replace(os.sep, "/")
+        assert relative.startswith("solutions/grading/")
+        assert not any(relative.startswith(prefix) for prefix in INCLUDED), relative
