@@ -62,7 +62,8 @@ def with_notice(next_step):
 
 
 def install_notify():
-    """En el proceso del agente: la herramienta en el arnés y su paso en el guion."""
+    """En el proceso del agente: la herramienta en el arnés y su paso en el guion (ninguno de los dos
+    se extiende desde afuera: se reemplazan sus piezas en este proceso, y solo en él)."""
     tools.TOOL_IMPLS[NOTIFY] = notify_team
     scripted_model._next_step = with_notice(scripted_model._next_step)
 

@@ -44,7 +44,7 @@ def observe(root, n):
     workdir = os.path.join(root, "trabajo")
     os.makedirs(workdir)
     agent = escenarios.build(root, late_a)
-    run = lambda **kw: run_agent_process(workdir, agent=agent, variant=variant, env=SCENARIO_ENV, **kw)  # noqa: E731
+    run = functools.partial(run_agent_process, workdir, agent=agent, variant=variant, env=SCENARIO_ENV)
     crashed = run(crash_after=label)
     if not crashed.killed:
         raise RuntimeError(f"el agente del escenario no murió en {label}: {crashed.stderr.strip()}")
