@@ -3,9 +3,9 @@
 - ``grades.csv``: lo que escribe ``nbgrader export``, más la columna ``manual_pendiente`` (los puntos
   a mano que todavía no tienen nota: las respuestas escritas sin calificar).
 - ``informe.html`` e ``informe.svg``: por pregunta, cuántas personas la tienen bien; debajo de cada
-  prueba del Nivel 1, cuántas acertaron cada dato (con crédito parcial, cada dato cuenta por sí solo), y de cada prueba del Nivel 2, cada
-  mecanismo (el orden, la caída superada, la prueba del script). Al final, quién tiene puntos a mano
-  pendientes.
+  prueba del Nivel 1, cuántas acertaron cada dato (con crédito parcial, cada dato cuenta por sí solo),
+  y de cada prueba del Nivel 2, cada mecanismo (el orden, la caída superada, la prueba del script). Al
+  final, quién tiene puntos a mano pendientes.
 
 Los veredictos salen de los notebooks calificados (``autograded/``): la salida de cada celda de prueba
 es el veredicto de ``judge`` (``JudgeAnswers``). Los puntos, de ``gradebook.db``. Lo escriben
