@@ -411,6 +411,8 @@ def test_screen_reader_names_reasons_and_spanish_words(server, browser, app):
         step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
         step(lab, lambda: resume.click())
         expect(lab.locator(".cl-branch")).to_contain_text("acierto")
+        # Las palabras del log de la lección van en letra de código.
+        expect(lab.locator(".cl-branch code")).to_have_text("acierto en el registro")
         text = lab.inner_text()
         assert not ENGLISH.findall(text), ENGLISH.findall(text)
     finally:

@@ -34,7 +34,7 @@ def after_crash(label, variant):
     """(pendingToolUse, anotaciones en el registro, copias del reporte) justo después de la caída."""
     kind, turn = label.split(":")
     turn = int(turn)
-    step = list(KINDS).index(kind)  # 0 save A, 1 herramienta, 2 registro, 3 save B
+    step = list(KINDS).index(kind)  # 0 punto A, 1 herramienta, 2 registro, 3 punto B
     ledger = turn if step >= 2 else turn - 1
     copies = 1 if turn == 3 and step >= 1 else 0
     pending = TOOL_OF_TURN[turn] if variant == "dos-puntos" and step < 3 else None
@@ -126,7 +126,7 @@ def test_solo_b_writes_the_report_twice(lab):
     lab.resume()
     assert lab.last.disk.report_copies == 2
     assert "¡write_report se ejecutó 2 veces!" in lab.summary()
-    assert "falla del debate" in lab.widget.view["disk"]
+    assert "a quien propone guardar solo el punto B" in lab.widget.view["disk"]
 
 
 @pytest.mark.parametrize("turn", [1, 2, 3])
@@ -196,7 +196,7 @@ def test_resume_uses_the_variant_that_made_the_checkpoint(lab):
     lab.choose(label="after-effect-write:3", variant="dos-puntos")  # la trampa: cambiar entre los dos
     lab.resume()
     assert "AGENT_VARIANT=solo-b python agent.py --resume" in lab.summary()
-    assert "falla del debate" in lab.widget.view["disk"]
+    assert "a quien propone guardar solo el punto B" in lab.widget.view["disk"]
     assert "«solo el punto B»" in lab.widget.view["story"]
     assert lab.widget.view["picture"].count("data-state='absent'") == 3
 
@@ -515,19 +515,78 @@ def test_the_history_counts_past_99(lab):
     assert "(y 96 pasos anteriores)" in history and "start=" not in history
 
 
-def test_branch_values_are_spanish_words_not_their_keys(lab):
-    lab.choose(label="after-effect-write:3", variant="dos-puntos")
+# Una palabra inglesa usada como valor (la clave de una rama) o un plural perezoso, fuera de <code>.
+ENGLISH_VALUE = re.compile(r"\b(hit|rerun|none)\b|\w\((s|es)\)")
+
+
+def readable(shown):
+    """Lo que se lee de un texto o HTML, sin estilos, sin lo que va en letra de código y sin etiquetas."""
+    return re.sub(r"<style>.*?</style>|<code>.*?</code>|<[^>]*>", " ", shown, flags=re.S)
+
+
+# Por rama: una caída que lleva a ella con dos puntos, lo que dice el resumen y las palabras del log.
+BRANCH_CASES = [
+    (
+        "after-effect-write:3",
+        "dos-puntos",
+        "hit",
+        "acierto · está en el registro",
+        "acierto en el registro",
+    ),
+    (
+        "after-tool:1",
+        "dos-puntos",
+        "rerun",
+        "repetición · no está en el registro y es de solo lectura",
+        "volviendo a ejecutar",
+    ),
+    (
+        "after-tool:3",
+        "dos-puntos",
+        "is_error",
+        "is_error · no está en el registro y tiene efectos secundarios",
+        "agregando is_error",
+    ),
+    ("after-save-b:2", "dos-puntos", "none", "ninguna · sin llamada colgante", ""),
+]
+
+
+@pytest.mark.parametrize("label, variant, branch, words, log", BRANCH_CASES)
+def test_branch_values_are_spanish_words_not_their_keys(lab, label, variant, branch, words, log):
+    """La rama se dice en palabras llanas; las del log de la lección van aparte, en letra de código en el
+    panel y entre comillas en el resumen; la clave inglesa («hit», «rerun», «none») nunca se lee."""
+    lab.choose(label=label, variant=variant)
     lab.run()
     lab.resume()
-    assert lab.last.branch == "hit"
-    assert "Rama de reconcile: acierto · está en el registro" in lab.summary()
-    lab.choose(label="after-tool:1", variant="dos-puntos")
-    lab.run()
-    lab.resume()
-    assert "Rama de reconcile: repetida · no está en el registro" in lab.summary()
-    for shown in (lab.summary(), lab.widget.view["disk"], lab.widget.view["picture"]):
-        text = re.sub(r"<style>.*?</style>|<[^>]*>", " ", shown)  # lo que se lee, sin etiquetas ni estilos
-        assert not re.search(r"\b(hit|rerun|none)\b|\w\((s|es)\)", text), text
+    assert lab.last.branch == branch
+    assert f"Rama de reconcile: {words}" in lab.summary()
+    if log:
+        assert f"(en el log: «{log}»)" in lab.summary()
+        assert f"(en el log: <code>{log}</code>)" in lab.widget.view["disk"]
+        assert log in lab.last.run.stdout  # son las palabras de la línea [resume][reconcile]
+    else:
+        assert "en el log" not in lab.summary()
+    for panel in ("disk", "picture", "status", "history", "log", "story"):
+        text = readable(lab.widget.view[panel])
+        assert not ENGLISH_VALUE.search(text), (panel, text)
+    assert not ENGLISH_VALUE.search(readable(lab.summary()))
+
+
+@pytest.mark.parametrize("name", ["laboratorio_de_caidas", "leccion_6_puntos_de_control"])
+def test_stored_outputs_show_no_english_branch_value(name):
+    """Ninguna salida guardada del laboratorio ni de la lección (texto, HTML de la vista previa, el
+    texto alternativo del dibujo) muestra «hit», «rerun» o «none» como valor fuera de la letra de código."""
+    import nbformat
+
+    nb = nbformat.read(os.path.join(REPO_ROOT, "notebooks", f"{name}.ipynb"), as_version=4)
+    for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        for output in cell.outputs:
+            shown = [v for v in output.get("data", {}).values() if isinstance(v, str)]
+            alts = [a for v in shown for a in re.findall(r'alt="([^"]*)"', v)]  # el dibujo en palabras
+            texts = [output.get("text", ""), *map(html.unescape, shown + alts)]
+            for text in texts:
+                found = ENGLISH_VALUE.search(readable(text))
+                assert not found, f"celda de código {i}: «{found.group(0)}» en {readable(text)[:300]}"
 
 
 def test_resume_reason_matches_a_crash_before_any_checkpoint(lab):
@@ -559,7 +618,7 @@ def test_the_saved_preview_describes_the_last_state(lab):
     lab.resume()
     data, _ = lab._repr_mimebundle_()
     alt = html.unescape(re.search(r'<img alt="([^"]*)"', data["text/html"]).group(1))
-    assert alt.startswith("Qué pasó en cada turno. Turno 1, read_notes: save A (pending=read_notes)")
+    assert alt.startswith("Qué pasó en cada turno. Turno 1, read_notes: punto A (pending=read_notes)")
     assert "El proceso murió en «turno 3 · ② herramienta ejecutada, registro sin escribir»." in alt
     assert "sin correr" not in data["text/html"] and "Pulsa un hueco" not in data["text/html"]
 

@@ -1,4 +1,4 @@
-"""El dibujo del laboratorio: los turnos como cajas (save A → herramienta → registro → save B).
+"""El dibujo del laboratorio: los turnos como cajas (punto A → herramienta → registro → punto B).
 
 Cada caja se pinta con lo que pasó (``timeline``), nunca con lo elegido; antes de correr nada las
 cajas quedan «sin correr». Cada hueco entre pasos es un botón que elige esa caída (el elegido, con

@@ -1,7 +1,7 @@
 """Qué pasó de verdad en cada turno, leído del log de los procesos y del disco (no de lo elegido).
 
 Una «historia» empieza con un Ejecutar (la corrida nueva borra el disco) y sigue con cada Reanudar.
-Para cada turno y cada uno de sus cuatro pasos (save A → herramienta → registro → save B) dice qué
+Para cada turno y cada uno de sus cuatro pasos (punto A → herramienta → registro → punto B) dice qué
 proceso lo hizo: la corrida, la reanudación, los dos (una herramienta ejecutada dos veces) o ninguno.
 """
 
@@ -65,7 +65,7 @@ def _read_run(stdout, done, tools):
 
 
 def _read_resume(stdout, done, tools, branches):
-    """Una reanudación: la rama de reconcile del turno colgante, el save B rellenado y los turnos nuevos."""
+    """Una reanudación: la rama de reconcile del turno colgante, el punto B rellenado y los turnos nuevos."""
     pending_turn = None
     for line in filter(None, map(parse_line, stdout.splitlines())):
         if line.kind == "resume":
@@ -114,7 +114,7 @@ def assemble(variant, done, tools, branches, crash, resumed, on_disk=None):
     turns = []
     for n in range(1, last + 1):
         steps = done.get(n) or [[] for _ in STEP_KINDS]
-        if variant in WITHOUT_SAVE_A:  # la caída después del registro «pasa» por un save A que no existe
+        if variant in WITHOUT_SAVE_A:  # la caída después del registro «pasa» por un punto A que no existe
             steps[SAVE_A] = []
         default = TURN_TOOLS[n - 1] if n <= len(TURN_TOOLS) else "?"
         tool = tools.get(n) or (on_disk or {}).get(n) or default

@@ -12,7 +12,7 @@ import pathlib
 from collections.abc import Callable
 from typing import NamedTuple
 
-from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES
+from harness.contract import BRANCH_MARKERS, CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES
 from harness.crash import KINDS
 from harness.crash_lab import timeline
 from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
@@ -22,7 +22,7 @@ from harness.tools import NOTES_PATH, REPORT_PATH
 
 
 class Words(NamedTuple):
-    """Cómo cuenta una variante lo que pasó: momentos, ramas al reanudar, cajas del dibujo y copias."""
+    """Cómo cuenta una variante lo que pasó: momentos, ramas al reanudar, cajas del dibujo y copias del reporte."""
 
     kinds: dict  # tipo de caída → el momento en palabras («① punto A guardado, herramienta sin ejecutar»)
     branches: dict  # rama al reanudar → qué hizo, en una frase
@@ -32,6 +32,7 @@ class Words(NamedTuple):
     idle: str  # el detalle de la última caja de un turno sin rama («pending=null»)
     unread: str  # lo que una reanudación fallida no pudo leer («el punto de control»)
     copies: tuple  # (título, singular, plural) de cuántas veces quedó el reporte en disco
+    branch_log: dict = {}  # rama → sus palabras en el log («acierto en el registro»), si las tiene
 
 
 class Variant(NamedTuple):
@@ -123,30 +124,33 @@ def missing_note(label, variant):
 
 # —— Las dos variantes de la lección ——
 
-# Las ramas de reconcile (harness.runner.AgentRun.branch), en palabras.
+# Las ramas de reconcile (harness.runner.AgentRun.branch), en palabras llanas; las de la lección y su
+# log («acierto en el registro», «agregando is_error») van aparte: harness.contract.BRANCH_MARKERS.
 BRANCHES = {
-    "hit": "está en el registro: reutiliza el resultado, no vuelve a ejecutar",
-    "rerun": "no está en el registro y es de solo lectura: la vuelve a ejecutar",
+    "hit": "está en el registro: reutiliza el resultado anotado, no vuelve a ejecutar",
+    "rerun": "no está en el registro y es de solo lectura: la vuelve a ejecutar y la anota",
     "is_error": (
-        "no está en el registro y tiene efectos secundarios: agrega un tool_result con is_error "
-        "y el modelo verifica por su cuenta"
+        "no está en el registro y tiene efectos secundarios: no adivina, devuelve un tool_result con "
+        "is_error y el modelo verifica por su cuenta"
     ),
     "none": "sin llamada colgante (pendingToolUse=null): reconcile devuelve null y se sigue",
 }
-BRANCH_SHORT = {"hit": "acierto", "rerun": "repetida", "is_error": "is_error", "none": "nada"}
+# Una palabra por rama: la de la caja del punto B en el dibujo y la primera del texto de la rama.
+BRANCH_SHORT = {"hit": "acierto", "rerun": "repetición", "is_error": "is_error", "none": "ninguna"}
 LESSON_WORDS = Words(
     kinds=KINDS,
     branches=BRANCHES,
     branch_short=BRANCH_SHORT,
     branch_title="Rama de reconcile",
     boxes={
-        SAVE_A: ("save A", "pending={tool}"),
+        SAVE_A: ("punto A", "pending={tool}"),
         EFFECT: ("registro", EFFECTS_FILE),
-        SAVE_B: ("save B", "reconcile: {branch}"),
+        SAVE_B: ("punto B", "reconcile: {branch}"),
     },
     idle="pending=null",
     unread="el punto de control",
     copies=("write_report se ejecutó de verdad", "vez", "veces"),
+    branch_log=BRANCH_MARKERS,  # las palabras de la línea [resume][reconcile] del log
 )
 LESSON_FILES = (CHECKPOINT_FILE, EFFECTS_FILE, REPORT_PATH, NOTES_PATH, *TMP_FILES)
 
@@ -174,8 +178,9 @@ register(
         missing_kind="after-save-a",
         missing_why="no se guarda el punto A",
         twice_why=(
-            " Es la falla del debate de la lección: sin el punto A, la llamada colgante no quedó en el "
-            "punto de control y la reanudación volvió a pedir y ejecutar write_report."
+            " Es la falla que la lección le señala a quien propone guardar solo el punto B: sin el punto A, "
+            "la llamada colgante no quedó en el punto de control y la reanudación volvió a pedir y ejecutar "
+            "write_report."
         ),
         not_followed=(
             "[save A]",

@@ -60,11 +60,23 @@ def branch_title(step):
     return get(step.variant).words.branch_title
 
 
-def branch_text(step):
-    """La rama de reconcile (o lo que hizo el motor) en palabras, o por qué todavía no hay una."""
+def branch_parts(step):
+    """(la rama de reconcile, o lo que hizo el motor, en palabras; sus palabras en el log, o ''). Sin
+    rama, por qué todavía no hay una."""
     words = get(step.variant).words
     if step.branch in words.branches:  # la palabra de la rama, no su clave («hit», «rerun»)
-        return f"{words.branch_short[step.branch]} · {words.branches[step.branch]}"
+        text = f"{words.branch_short[step.branch]} · {words.branches[step.branch]}"
+        return text, words.branch_log.get(step.branch, "")
+    return _no_branch(step, words), ""
+
+
+def branch_text(step):
+    """La rama en texto plano, con las palabras del log entre comillas."""
+    text, log = branch_parts(step)
+    return f"{text} (en el log: «{log}»)" if log else text
+
+
+def _no_branch(step, words):
     if step.action == "resume" and step.run and step.run.returncode != 0:
         return f"ninguna: la reanudación no pudo leer {words.unread}"
     if step.action == "resume" and step.run:
@@ -153,7 +165,11 @@ def disk_html(step):
     """El panel «qué hay en disco»: tabla, veces que corrió write_report, rama y aviso."""
     warning = twice_warning(step)
     warn = f"<div class='cl-warn' role='alert'>{html.escape(warning)}</div>" if warning else ""
-    branch = f"<div class='cl-branch'><b>{branch_title(step)}:</b> {html.escape(branch_text(step))}</div>"
+    text, log = branch_parts(step)
+    said = (
+        f" (en el log: <code>{html.escape(log)}</code>)" if log else ""
+    )  # las palabras del log, como código
+    branch = f"<div class='cl-branch'><b>{branch_title(step)}:</b> {html.escape(text)}{said}</div>"
     copies, count = copies_text(step)
     return (
         f"<div class='cl-caption'>En disco (<code>{html.escape(step.workdir)}</code>)</div>"

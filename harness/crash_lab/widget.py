@@ -161,7 +161,7 @@ class CrashLab:
                 )
             return f"No hay {state} en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
         if self._story and self._story[-1][1].returncode == 0 and self.last.action in ("run", "resume"):
-            return "La última corrida llegó a [done]: no queda nada que reanudar. Elige una caída y Ejecuta."
+            return "La última corrida llegó a [done]: no queda nada que reanudar. Elige una caída y pulsa Ejecutar."
         return ""
 
     # —— Lanzar procesos y registrar pasos ——

@@ -1,0 +1,75 @@
+"""El español que lee quien estudia: neutro, con tuteo y plurales de verdad.
+
+En cada notebook, su texto (markdown) y todo lo que muestran sus salidas guardadas (texto, HTML, SVG y
+el texto alternativo de los dibujos), y en el README y las páginas de ``docs/``: nada de «acá» (se dice
+«aquí»), nada de voseo, nada de plurales perezosos como «copia(s)» o «paso(s)». La prueba de
+``test_lesson_claims.py`` revisa los plurales del texto plano de las salidas; esta suma el markdown,
+las salidas en HTML o SVG, los documentos, «acá» y el voseo.
+"""
+
+import glob
+import html
+import os
+import re
+
+import nbformat
+import pytest
+
+from maintainer.paths import ROOT
+
+NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+DOCS = [os.path.join(ROOT, "README.md"), *sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))]
+# Lo que no va: «acá», un plural perezoso, o una forma del voseo que no es también otra cosa.
+PROBLEMS = {
+    "«acá» (di «aquí»)": re.compile(r"\bacá\b", re.I),
+    "plural perezoso": re.compile(r"\w\((s|es)\)"),
+    "voseo": re.compile(r"\b(podés|tenés|querés|sabés|fijate|mirá|probá|usá|corré|hacé|elegí vos)\b", re.I),
+}
+
+
+def readable(text):
+    """Lo que se lee de un texto o HTML: sin estilos ni etiquetas, con el texto alternativo de las imágenes."""
+    alts = " ".join(re.findall(r'alt="([^"]*)"', text))
+    return html.unescape(re.sub(r"<style>.*?</style>|<[^>]*>", " ", text, flags=re.S) + " " + alts)
+
+
+def problems(where, text):
+    found = []
+    for name, pattern in PROBLEMS.items():
+        for match in pattern.finditer(text):
+            start = max(0, match.start() - 40)
+            found.append(f"{where}: {name}: …{text[start : match.end() + 20]}…")
+    return found
+
+
+def notebook_texts(path):
+    """(dónde, texto) de cada markdown y cada salida guardada del notebook."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            yield f"celda {i} (markdown)", cell.source
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                yield f"celda {i} (salida)", output.text
+            for kind, value in output.get("data", {}).items():
+                if isinstance(value, str) and not kind.startswith("image/png"):
+                    yield f"celda {i} ({kind})", readable(value)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_notebook_text_and_outputs_read_as_neutral_spanish(path):
+    found = [p for where, text in notebook_texts(path) for p in problems(where, text)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=os.path.basename)
+def test_docs_read_as_neutral_spanish(path):
+    with open(path, encoding="utf-8") as f:
+        found = problems(os.path.basename(path), f.read())
+    assert not found, "\n".join(found)
+
+
+def test_the_check_finds_each_problem():
+    for bad in ("si muere acá", "2 copia(s)", "¿podés verlo?"):
+        assert problems("ejemplo", bad), bad
+    assert not problems("ejemplo", "Aquí eliges dónde muere; elegí esta caída ayer y vi 2 copias.")
