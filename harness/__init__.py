@@ -22,6 +22,6 @@ este archivo no importa nada a propósito, para que el agente guionado arranque 
   dibuja; conoce sus variantes por un registro. El agente nunca lo importa (ipywidgets queda fuera).
 - ``beyond`` (subpaquete): «Más allá» de la lección; registra en el laboratorio las variantes del motor.
 
-Lo que no está acá, a propósito: las respuestas y las pruebas ocultas de los ejercicios (solo para
+Lo que no está aquí, a propósito: las respuestas y las pruebas ocultas de los ejercicios (solo para
 instructores) y las herramientas de mantenimiento; ninguna de las dos se instala con este paquete.
 """

@@ -1,7 +1,7 @@
 """El contrato del agente: los nombres de sus archivos, la forma de lo que guarda y la gramática de su log.
 
 Todo módulo que lee o escribe ``checkpoint.json`` / ``effects.json``, o que imprime o lee las líneas
-``[turn N][save A] …``, ``[resume][reconcile] …``, ``[kill] …`` y ``[done] …``, toma de acá sus nombres:
+``[turn N][save A] …``, ``[resume][reconcile] …``, ``[kill] …`` y ``[done] …``, toma de aquí sus nombres:
 un solo lugar donde cambiarlos (como el ``Checkpoint`` tipado de LangGraph). Cada línea tiene dos
 funciones, una que la escribe y ``parse_line``, que la lee; una prueba exige que leer lo escrito
 devuelva lo mismo. Las celdas de la lección escriben sus propios literales para enseñar: otra prueba

@@ -12,7 +12,7 @@ una línea que nombra lo que cuida, y los detalles se cuentan en «Más allá de
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.errors import HarnessError, os_reason
-from harness.session import warn  # noqa: F401 (las celdas de la lección lo toman de acá)
+from harness.session import warn  # noqa: F401 (las celdas de la lección lo toman de aquí)
 from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
 from harness.tool_input import ToolOSError
 from harness.tools import failures_in_a_row
@@ -70,7 +70,7 @@ class LastingFault(HarnessError):  # noqa: N818 (se lee como una condición)
 
 def stop_if_lasting(err):
     """Si ``err`` (lo que lanzó una herramienta) es una falla del entorno que dura (``LASTING_ATTEMPTS``
-    seguidas, o una que reintentar no arregla), la corrida se detiene acá con una línea: el punto de
+    seguidas, o una que reintentar no arregla), la corrida se detiene aquí con una línea: el punto de
     control queda con la llamada colgante y ``--resume`` la retoma cuando se resuelva."""
     if isinstance(err, ToolOSError):
         times = failures_in_a_row.get(err.tool, 1)

@@ -2,7 +2,7 @@
 
 Un modelo real puede devolver lo que el guion nunca devuelve: un ``stop_reason`` que no es ni
 ``tool_use`` ni un final (``pause_turn``, ``refusal``, ``max_tokens``…), un ``tool_use`` con un id
-repetido o mal formado, o para una herramienta que no existe. Acá se decide, antes del punto A, si la
+repetido o mal formado, o para una herramienta que no existe. Aquí se decide, antes del punto A, si la
 respuesta se usa, y cada rechazo es un ``HarnessError`` de una línea que dice cómo seguir: así el
 agente nunca guarda un punto de control que su propio cargador rechazaría, ni una conversación que la
 API rechazaría con un 400 en cada reanudación.

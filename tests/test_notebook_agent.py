@@ -1,7 +1,7 @@
 """harness.export: el agent.py que se arma con las celdas ``#| export`` de un notebook.
 
 Lo que el agente armado desde la lección hace (transcripciones, caída en cada punto, entradas malas...)
-lo cubre la suite de conformidad, ``tests/conformance/``, que corre con los dos agentes; acá, la
+lo cubre la suite de conformidad, ``tests/conformance/``, que corre con los dos agentes; aquí, la
 exportación misma: qué celdas van, el encabezado GENERADO y la marca ``# %%`` que lleva cada bloque
 (y una traza) a su celda.
 """

@@ -301,7 +301,7 @@ def test_the_readme_gives_two_commands_for_each_system_that_do_the_same():
 @LONG
 @pytest.mark.skipif(
     not os.path.exists("/usr/bin/python3") or sys.platform == "win32",
-    reason="hace falta el Python del sistema en /usr/bin/python3 (el comando de PowerShell no se corre acá)",
+    reason="hace falta el Python del sistema en /usr/bin/python3 (el comando de PowerShell no se corre aquí)",
 )
 def test_the_readme_commands_work_verbatim_with_the_system_python(copy_of_repo, tmp_path):
     """Comando 1 tal cual: JupyterLab arranca y sirve la lección; se lo apaga con SIGTERM. Comando 2

@@ -1,5 +1,5 @@
 """Correr el agente que se juzga, siempre en un proceso nuevo: entero (``run``, como en la terminal) o
-una de sus funciones (``call``, con ``harness.conformidad.driver``). Ninguna corrida se importa acá."""
+una de sus funciones (``call``, con ``harness.conformidad.driver``). Ninguna corrida se importa aquí."""
 
 import json
 import os

@@ -4,7 +4,7 @@ Como la suite que LangGraph entrega para sus checkpoint savers: lo que se prueba
 agent.py, no un módulo importado. Por omisión, el de referencia (``[referencia]``) y el que se exporta
 del notebook de la lección (``[notebook]``); con ``pytest --agent RUTA tests/conformance``, cualquier
 otro (``[otro]``). El fixture ``agent`` (la ruta) y ``--agent`` viven en ``tests/conftest.py``, porque
-el laboratorio de caídas también los usa; acá se fuerza a toda prueba a pedirlo y se atan a él las
+el laboratorio de caídas también los usa; aquí se fuerza a toda prueba a pedirlo y se atan a él las
 funciones de ``harness.runner``:
 
 - ``run(workdir, ...)``: ``run_agent_process`` con ``agent=`` ya puesto;

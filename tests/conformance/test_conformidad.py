@@ -1,5 +1,5 @@
 """La suite que se instala con el paquete (``harness.conformidad``), pieza por pieza, sobre cada agente:
-la misma que corre ``python -m harness.conformidad RUTA`` y el taller; acá, cada fila tiene que pasar."""
+la misma que corre ``python -m harness.conformidad RUTA`` y el taller; aquí, cada fila tiene que pasar."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """Muertes reales: SIGKILL en instantes al azar, y la promesa del curso se sostiene.
 
-La cuenta completa (300+ tareas) está en ``python -m benchmarks.kill_torture``; acá corren pocas tareas,
+La cuenta completa (300+ tareas) está en ``python -m benchmarks.kill_torture``; aquí corren pocas tareas,
 más los casos sutiles fijados con CRASH_AFTER y la prueba de que los revisores sí detectan fallas.
 """
 

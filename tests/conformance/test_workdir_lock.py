@@ -1,7 +1,7 @@
 """Dos procesos en un mismo directorio: el segundo se rechaza; un SIGKILL no deja el candado tomado.
 
 El primer agente queda detenido de verdad, sin ganchos de prueba: el modelo guionado anota cada pedido
-en SCRIPTED_MODEL_LOG, que acá es una FIFO, y abrirla para escribir espera a que alguien la lea. La
+en SCRIPTED_MODEL_LOG, que aquí es una FIFO, y abrirla para escribir espera a que alguien la lea. La
 prueba deja pasar el primer pedido y no el segundo: el agente queda con el candado, después del punto B
 del turno 1.
 """
