@@ -7,7 +7,7 @@ Una prueba que pide ``agent`` corre una vez por agente: el de referencia (``solu
 de ella piden ``agent`` el laboratorio de caídas y las pruebas de la exportación.
 
 Los niveles (marcas en ``pyproject.toml``): ``slow`` marca lo que tarda (las celdas de los notebooks
-también, acá), y ``pytest -m "not slow"`` es el nivel rápido. ``needs_bwrap``, ``needs_strace``,
+también, aquí), y ``pytest -m "not slow"`` es el nivel rápido. ``needs_bwrap``, ``needs_strace``,
 ``needs_postgres`` y ``browser`` piden una herramienta de la máquina: sin ella la prueba se salta con un
 solo motivo por marca, y en CI (que instala todo) falla. Al final, la cuenta de saltadas por motivo.
 """
@@ -83,7 +83,7 @@ def bwrap_works():
 
 
 def postgres_installed():
-    from maintainer import postgres
+    from harness.beyond import postgres
 
     try:
         postgres.binaries()
@@ -107,7 +107,7 @@ TOOLS = {
     "needs_strace": (lambda: shutil.which("strace") is not None, "falta strace: apt-get install strace"),
     "needs_postgres": (
         postgres_installed,
-        "falta PostgreSQL (/usr/lib/postgresql/*/bin/initdb): apt-get install postgresql",
+        "falta PostgreSQL (initdb y pg_ctl, en /usr/lib/postgresql/*/bin o en el PATH): apt-get install postgresql",
     ),
     "browser": (
         chromium_and_playwright,
@@ -128,6 +128,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if isinstance(item, IPyNbCell):  # cada celda de notebooks/, ejecutada y comparada por nbval
             item.add_marker(pytest.mark.slow)
+            # Una celda con la etiqueta de una marca (needs_postgres) la pide como una prueba. Se decide
+            # aquí: pytest_runtest_setup de este archivo no alcanza a los ítems de notebooks/.
+            for marker in TOOLS.keys() & set(item.cell.metadata.get("tags", ())):
+                item.add_marker(getattr(pytest.mark, marker))
+                if not available(marker) and not os.environ.get("CI"):
+                    item.add_marker(pytest.mark.skip(reason=TOOLS[marker][1]))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -37,7 +37,7 @@ def crash_and_resume(workdir, label, variant):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_at_least_once_write_report(tmp_path, kind):
-    """Sin clave, la ventana ② del tercer turno deja dos copias: el motor re-ejecuta el paso."""
+    """Sin clave, la ventana ② del tercer turno deja dos copias: el motor vuelve a ejecutar el paso."""
     resumed, copies = crash_and_resume(tmp_path, f"{kind}:3", "al-menos-una-vez")
     assert branch(resumed.stdout) == EXPECTED[kind]
     assert copies == (2 if kind == "after-tool" else 1)

@@ -3,7 +3,7 @@ turno y lo que cuesta guardar cuando la tarea crece. Lo usa ``notebooks/mas_alla
 
 Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en ``harness.idempotent``):
 
-- ``command_line``: el ``main`` de los dos agentes de acá, con el contrato de línea de comandos de la lección.
+- ``command_line``: el ``main`` de los dos agentes de aquí, con el contrato de línea de comandos de la lección.
 - ``engine_view``: lo que el motor tiene anotado en su SQLite, y los nombres que el laboratorio lee del agente.
 - ``engine_timeline`` / ``lab_variants``: la historia de una corrida del motor, y las variantes «dbos» y
   «dbos-idempotente» que se registran en el laboratorio de caídas al importar ``lab_variants``.
@@ -16,4 +16,5 @@ Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en
 - ``cost_formats``: tiempo y bytes escritos por turno en tres formatos (JSON entero, JSON lines, DBOS).
 - ``queue_worker`` / ``two_workers``: trabajadores de DBOS que toman tareas de una cola, y la corrida de
   dos trabajadores donde uno muere con SIGKILL y el otro recupera sus flujos.
+- ``postgres``: el PostgreSQL desechable de esa corrida (solo en 127.0.0.1, en una carpeta temporal).
 """

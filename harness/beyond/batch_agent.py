@@ -9,7 +9,7 @@ todas las llamadas del turno (``pendingToolUse`` pasa de objeto a lista, y el fo
 ``version: 2``) y ``reconcile`` corre sobre cada llamada colgante. Todo lo demás es el agente de la
 lección mismo, cargado desde ``LESSON_AGENT`` (su ``agent.py`` exportado): su registro, su
 ``run_tool_uses`` (que ya anota cada llamada apenas tiene éxito), su ``reconcile`` de tres ramas, su
-apertura limpia y su ``save_checkpoint``; acá no hay una segunda copia de ninguno. Las llamadas de un
+apertura limpia y su ``save_checkpoint``; aquí no hay una segunda copia de ninguno. Las llamadas de un
 lote se ejecutan en orden: en paralelo harían lo mismo, pero el orden fijo deja nombrar cada punto de
 caída con una etiqueta.
 

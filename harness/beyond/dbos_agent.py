@@ -51,7 +51,7 @@ POLL_SECONDS = 0.05
 from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda ~0,4 s)
 
 # Lo que solo vive en este proceso: el cliente del modelo, si esto es una reanudación, y qué pasos
-# se ejecutaron de verdad acá (un paso que el motor devuelve desde la base no corre su cuerpo).
+# se ejecutaron de verdad aquí (un paso que el motor devuelve desde la base no corre su cuerpo).
 _process = {"client": None, "resume": False, "variant": VARIANTS[0]}
 _steps = threading.local()
 

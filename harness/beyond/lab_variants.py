@@ -32,7 +32,7 @@ ENGINE_BRANCHES = {
     "hit": "el paso tiene su salida anotada: el motor reutiliza la salida guardada del paso, sin ejecutarlo",
     "rerun": "el paso no tiene salida anotada: el motor vuelve a ejecutar el paso (al menos una vez)",
 }
-ENGINE_BRANCH_SHORT = {"hit": "reutiliza", "rerun": "re-ejecuta"}
+ENGINE_BRANCH_SHORT = {"hit": "reutiliza", "rerun": "repite el paso"}
 ENGINE_WORDS = Words(
     kinds=ENGINE_KINDS,
     branches=ENGINE_BRANCHES,

@@ -26,6 +26,7 @@ from harness.tools import REPORT_TITLE, write_report
 QUEUE_NAME = "tareas"
 REPORTS_DIR = "reportes"
 MARKS_DIR = "marcas"
+RECOVERED = "recuperó"  # la respuesta a «recuperar»: «[nombre] recuperó N flujos de X: id,id»
 _hang = {"pending": os.environ.get("WORKER_HANG") == "1"}
 
 
@@ -71,9 +72,8 @@ def serve(name):
         command, _, arg = line.strip().partition(" ")
         if command == "recuperar":
             ids = recover_from(arg)
-            print(
-                f"[{name}] recuperados {len(ids)} flujo(s) de {arg}: {','.join(ids) or 'ninguno'}", flush=True
-            )
+            flows = f"{len(ids)} {'flujo' if len(ids) == 1 else 'flujos'}"  # sin harness.crash_lab (widgets)
+            print(f"[{name}] {RECOVERED} {flows} de {arg}: {','.join(ids)}", flush=True)
         elif command == "salir":
             break
 

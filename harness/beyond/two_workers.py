@@ -1,35 +1,49 @@
 """Dos trabajadores, una cola de tareas y un SIGKILL a mitad de una tarea: el otro recupera sus flujos.
 
 ``run_two_workers(url, workdir)`` arranca ``trabajador-a`` (que se cuelga en la ventana ② de su primera
-tarea), encola las tareas, espera la marca de ``trabajador-a`` (el reporte ya escrito, el paso sin
-anotar), arranca ``trabajador-b``, mata a ``a`` con SIGKILL y le pide a ``b`` que recupere sus flujos.
-Cada paso lo dispara un evento (una línea impresa, una marca en disco), nunca una espera fija.
+tarea), le encola la primera tarea, espera su marca en disco (el reporte ya escrito, el paso sin
+anotar), encola las demás, arranca ``trabajador-b``, mata a ``a`` con SIGKILL y le pide a ``b`` que
+recupere los flujos de ``a``. Cada paso lo dispara un evento (una línea impresa, una marca en disco),
+nunca una espera fija. Después lee lo que quedó: la tabla de flujos de la base y los archivos.
 """
 
 import os
-import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 
 from dbos import DBOSClient
 
-from harness.beyond.queue_worker import MARKS_DIR, QUEUE_NAME, REPORTS_DIR, report_path
+from harness.beyond.queue_worker import MARKS_DIR, QUEUE_NAME, RECOVERED, REPORTS_DIR, report_path
+from harness.crash_lab.words import plural
 from harness.tools import report_copies
 
+# Lo que se lee después de una corrida, fila por fila (``facts`` da los valores, en este orden).
+FACTS = (
+    "trabajador-a, muerto con SIGKILL: dónde (código de salida)",
+    "trabajador-b: flujos que recuperó con DBOS.list_workflows + DBOS.resume_workflows",
+    "tabla de flujos de la base al final: estado · último ejecutor",
+    "veces que corrió el paso que escribe el reporte (marcas/)",
+    "reportes/: archivos · copias del reporte en cada uno",
+)
 SAFETY_TIMEOUT = 120  # solo una red de seguridad: nada espera un tiempo fijo
+DEAD, RESCUER = "trabajador-a", "trabajador-b"
 
 
 def _start(name, url, workdir, **env):
     full = {**os.environ, "WORKER_NAME": name, "DBOS_SYSTEM_DATABASE_URL": url, "AGENT_WORKDIR": workdir}
     full.update(env, PYTHONUNBUFFERED="1")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "harness.beyond.queue_worker"],
-        env=full,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    # Los avisos de DBOS van a un archivo: en el notebook saldrían mezclados con la salida de la celda.
+    with open(os.path.join(workdir, f"{name}.log"), "w", encoding="utf-8") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "harness.beyond.queue_worker"],
+            env=full,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
     _expect(worker, f"[{name}] listo")
     return worker
 
@@ -37,55 +51,90 @@ def _start(name, url, workdir, **env):
 def _expect(worker, start):
     line = worker.stdout.readline().strip()
     if not line.startswith(start):
-        raise RuntimeError(f"se esperaba «{start}» y el trabajador dijo «{line}»")
+        raise RuntimeError(f"se esperaba «{start}» y el trabajador dijo «{line}» (su log: ver *.log)")
     return line
+
+
+def _tell(worker, command, answer=None):
+    worker.stdin.write(f"{command}\n")
+    worker.stdin.flush()
+    return _expect(worker, answer) if answer else None
+
+
+def _marks(workdir):
+    """Las marcas terminadas (sin las temporales de la escritura durable), en orden."""
+    return sorted(m for m in os.listdir(os.path.join(workdir, MARKS_DIR)) if not m.endswith(".tmp"))
 
 
 def _wait_for_mark(prefix, workdir):
     deadline = time.monotonic() + SAFETY_TIMEOUT
     while time.monotonic() < deadline:
-        marks = [
-            m
-            for m in os.listdir(os.path.join(workdir, MARKS_DIR))
-            if m.startswith(prefix) and not m.endswith(".tmp")
-        ]
+        marks = [m for m in _marks(workdir) if m.startswith(prefix)]
         if marks:
             return marks[0]
-        time.sleep(0.02)
+        time.sleep(0.02)  # mira el disco otra vez: la marca es el evento que se espera
     raise TimeoutError(f"{prefix} nunca dejó su marca")
 
 
+def _enqueue(client, number):
+    options = {"queue_name": QUEUE_NAME, "workflow_name": "report_task", "app_version": "mas-alla-1"}
+    client.enqueue({**options, "workflow_id": f"cola-tarea-{number:02d}"}, number)
+
+
 def run_two_workers(url, workdir, tasks=20, idempotent=True):
-    """Las cifras de una corrida: tareas, muertes, flujos recuperados, copias por reporte, segundos."""
-    start = time.perf_counter()
+    """Lo que dejó una corrida: la muerte, los flujos recuperados y quién, la tabla y los archivos."""
     os.makedirs(os.path.join(workdir, MARKS_DIR), exist_ok=True)
     env = {"WORKER_IDEMPOTENT": "1" if idempotent else "0"}
-    worker_a = _start("trabajador-a", url, workdir, WORKER_HANG="1", **env)
-    client = DBOSClient(system_database_url=url)
-    ids = [f"cola-tarea-{n:02d}" for n in range(1, tasks + 1)]
-    options = {"queue_name": QUEUE_NAME, "workflow_name": "report_task", "app_version": "mas-alla-1"}
-    for n, workflow_id in enumerate(ids, 1):
-        client.enqueue({**options, "workflow_id": workflow_id}, n)
-    killed_in = _wait_for_mark("trabajador-a-", workdir)
-    worker_b = _start("trabajador-b", url, workdir, **env)
-    worker_a.send_signal(signal.SIGKILL)
-    worker_a.wait()
-    worker_b.stdin.write("recuperar trabajador-a\n")
-    worker_b.stdin.flush()
-    recovered = _expect(worker_b, "[trabajador-b] recuperados")
-    results = [client.retrieve_workflow(i).get_result() for i in ids]
-    worker_b.stdin.write("salir\n")
-    worker_b.stdin.flush()
-    worker_b.wait(timeout=SAFETY_TIMEOUT)
-    client.destroy()
-    copies = {n: report_copies(os.path.join(workdir, report_path(n))) for n in range(1, tasks + 1)}
+    workers, client = [], None
+    try:
+        workers.append(_start(DEAD, url, workdir, WORKER_HANG="1", **env))
+        client = DBOSClient(system_database_url=url)
+        # La primera tarea sola: así es siempre la 1 la que trabajador-a toma y en la que muere.
+        _enqueue(client, 1)
+        killed_in = _wait_for_mark(f"{DEAD}-", workdir).removeprefix(f"{DEAD}-")
+        for number in range(2, tasks + 1):
+            _enqueue(client, number)
+        workers.append(_start(RESCUER, url, workdir, **env))
+        workers[0].kill()  # SIGKILL (en Windows, TerminateProcess): no corre ni un finally
+        exit_code = workers[0].wait()
+        recovered = _tell(workers[1], f"recuperar {DEAD}", f"[{RESCUER}] {RECOVERED}")
+        for number in range(1, tasks + 1):
+            client.retrieve_workflow(f"cola-tarea-{number:02d}").get_result()
+        flows = client.list_workflows(queue_name=QUEUE_NAME, load_input=False, load_output=False)
+        _tell(workers[1], "salir")
+        workers[1].wait(timeout=SAFETY_TIMEOUT)
+    finally:
+        for worker in workers:
+            if worker.poll() is None:  # un error o una interrupción a mitad: ningún proceso queda vivo
+                worker.kill()
+                worker.wait()
+        if client is not None:
+            client.destroy()
     return {
         "tareas": tasks,
-        "terminadas": len(results),
-        "muertes": 1 if worker_a.returncode == -signal.SIGKILL else 0,
-        "matado_en": killed_in.removeprefix("trabajador-a-"),
-        "recuperados": int(recovered.split()[2]),
-        "copias": copies,
-        "reportes": len([f for f in os.listdir(os.path.join(workdir, REPORTS_DIR)) if f.endswith(".txt")]),
-        "segundos": time.perf_counter() - start,
+        "matado_en": killed_in,
+        "salida_de_a": exit_code,
+        "recuperados": [i for i in recovered.rpartition(": ")[2].split(",") if i],
+        "flujos": Counter((f.status, f.executor_id) for f in flows),
+        "pasos": Counter(mark.split("-tarea-")[0] for mark in _marks(workdir)),
+        "copias": {n: report_copies(os.path.join(workdir, report_path(n))) for n in range(1, tasks + 1)},
+        "reportes": sorted(f for f in os.listdir(os.path.join(workdir, REPORTS_DIR)) if f.endswith(".txt")),
     }
+
+
+def facts(figures):
+    """Los valores de ``FACTS`` para una corrida: sin puertos, rutas, ids al azar ni tiempos."""
+    by_copies = Counter(figures["copias"].values())
+    twice = [f"tarea-{n:02d}" for n, c in figures["copias"].items() if c > 1]
+    copies = "; ".join(
+        f"{plural(c, 'copia', 'copias')} en {plural(k, 'reporte', 'reportes')}"
+        for c, k in sorted(by_copies.items())
+    )
+    return [
+        f"{figures['matado_en']}, con el reporte escrito y el paso sin anotar ({figures['salida_de_a']})",
+        f"{plural(len(figures['recuperados']), 'flujo', 'flujos')}: {', '.join(figures['recuperados'])}",
+        "; ".join(f"{n} {status} · {who}" for (status, who), n in sorted(figures["flujos"].items())),
+        f"{sum(figures['pasos'].values())}: "
+        + ", ".join(f"{who} {n}" for who, n in sorted(figures["pasos"].items())),
+        f"{len(figures['reportes'])} · {copies}" + (f" ({', '.join(twice)})" if twice else ""),
+    ]
