@@ -27,15 +27,21 @@ PROBLEMS = {
 }
 
 
+# En el código que lee quien estudia (el paquete harness y las celdas de código), sus comentarios y
+# textos: sin «acá» ni voseo (el plural perezoso no, porque ``len(s)`` es código).
+CODE_PROBLEMS = {name: PROBLEMS[name] for name in ("«acá» (di «aquí»)", "voseo")}
+HARNESS = sorted(glob.glob(os.path.join(ROOT, "harness", "**", "*.py"), recursive=True))
+
+
 def readable(text):
     """Lo que se lee de un texto o HTML: sin estilos ni etiquetas, con el texto alternativo de las imágenes."""
     alts = " ".join(re.findall(r'alt="([^"]*)"', text))
     return html.unescape(re.sub(r"<style>.*?</style>|<[^>]*>", " ", text, flags=re.S) + " " + alts)
 
 
-def problems(where, text):
+def problems(where, text, patterns=PROBLEMS):
     found = []
-    for name, pattern in PROBLEMS.items():
+    for name, pattern in patterns.items():
         for match in pattern.finditer(text):
             start = max(0, match.start() - 40)
             found.append(f"{where}: {name}: …{text[start : match.end() + 20]}…")
@@ -66,6 +72,21 @@ def test_notebook_text_and_outputs_read_as_neutral_spanish(path):
 def test_docs_read_as_neutral_spanish(path):
     with open(path, encoding="utf-8") as f:
         found = problems(os.path.basename(path), f.read())
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("path", HARNESS, ids=lambda p: os.path.relpath(p, ROOT))
+def test_the_harness_code_reads_as_neutral_spanish(path):
+    with open(path, encoding="utf-8") as f:
+        found = problems(os.path.relpath(path, ROOT), f.read(), CODE_PROBLEMS)
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_notebook_code_cells_read_as_neutral_spanish(path):
+    cells = nbformat.read(path, as_version=4).cells
+    code = [(f"celda {i} (código)", c.source) for i, c in enumerate(cells) if c.cell_type == "code"]
+    found = [p for where, text in code for p in problems(where, text, CODE_PROBLEMS)]
     assert not found, "\n".join(found)
 
 

@@ -76,6 +76,19 @@ def _wait_for_mark(prefix, workdir):
     raise TimeoutError(f"{prefix} nunca dejó su marca")
 
 
+def _wait_for_results(client, tasks):
+    """Espera que termine cada flujo de la cola. ``get_result`` de DBOS espera sin tope: aquí lo hay,
+    como red de seguridad, para que una recuperación que no llega falle con una línea y no cuelgue."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    for number in range(1, tasks + 1):
+        handle = client.retrieve_workflow(f"cola-tarea-{number:02d}")
+        while handle.get_status().status in ("PENDING", "ENQUEUED"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"cola-tarea-{number:02d} no terminó: nadie recuperó su flujo")
+            time.sleep(0.05)  # vuelve a mirar la base: el fin del flujo es el evento que se espera
+        handle.get_result()
+
+
 def _enqueue(client, number):
     options = {"queue_name": QUEUE_NAME, "workflow_name": "report_task", "app_version": "mas-alla-1"}
     client.enqueue({**options, "workflow_id": f"cola-tarea-{number:02d}"}, number)
@@ -98,8 +111,7 @@ def run_two_workers(url, workdir, tasks=20, idempotent=True):
         workers[0].kill()  # SIGKILL (en Windows, TerminateProcess): no corre ni un finally
         exit_code = workers[0].wait()
         recovered = _tell(workers[1], f"recuperar {DEAD}", f"[{RESCUER}] {RECOVERED}")
-        for number in range(1, tasks + 1):
-            client.retrieve_workflow(f"cola-tarea-{number:02d}").get_result()
+        _wait_for_results(client, tasks)
         flows = client.list_workflows(queue_name=QUEUE_NAME, load_input=False, load_output=False)
         _tell(workers[1], "salir")
         workers[1].wait(timeout=SAFETY_TIMEOUT)
