@@ -1,15 +1,15 @@
 """Las comprobaciones ocultas, fuera del kernel de cada estudiante.
 
-Del kernel solo sale JSON: la celda de prueba del Nivel 1 imprime la predicción tras ``ANSWER_MARK``
-y aquí se la lee como texto; cualquier cosa que no sea JSON (o que no tenga el tipo pedido: ``1`` no
-es ``True``) es un dato equivocado. Cada dato vale su parte de los puntos del momento (``PartlyRight``);
-sin las claves pedidas, la predicción entera vale 0. La verdad la mide ``truth``. Del Nivel 2 se toma el texto de las celdas de respuesta,
-del notebook mismo, y se corre en procesos nuevos y aislados que mueren con SIGKILL de verdad en el
-momento que importa. Lo que hicieron (la herramienta, el registro, ``crash_point``) lo hace y lo cuenta
-un testigo fuera de su proceso (``forkserver``), y el momento de matar lo decide solo ``run_and_kill``,
-aquí: un script que escribe los archivos a mano, o que escribe avisos con lo que encuentra en su
-proceso, no pasa, y nada en su proceso dice cuándo va a morir. Lo que el código
-de la persona escribe en stderr queda capturado: no cuenta como error.
+Del kernel solo sale JSON: la celda de prueba del Nivel 1 imprime la predicción tras ``ANSWER_MARK`` y
+aquí se la lee como texto; cualquier cosa que no sea JSON (o que no tenga el tipo pedido: ``1`` no es
+``True``) es un dato equivocado. Cada dato vale su parte de los puntos del momento (``PartlyRight``);
+sin las claves pedidas, la predicción entera vale 0. La verdad la mide ``truth``. Del Nivel 2 se toma el
+texto de las celdas de respuesta, del notebook mismo, y se corre en procesos nuevos y aislados que
+mueren con SIGKILL de verdad en el momento que importa. Lo que hicieron (la herramienta, el registro,
+``crash_point``) lo hace y lo cuenta un testigo fuera de su proceso (``forkserver``), y el momento de
+matar lo decide solo ``run_and_kill``, aquí: un script que escribe los archivos a mano, o que escribe
+avisos con lo que encuentra en su proceso, no pasa, y nada en su proceso dice cuándo va a morir. Lo que
+el código de la persona escribe en stderr queda capturado: no cuenta como error.
 """
 
 import contextlib
