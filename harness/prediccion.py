@@ -53,33 +53,31 @@ def _mark(guess, outcome):
     return "✓" if matches(guess, outcome) else "✗"
 
 
-def _summary(prediccion, guesses, observado):
-    """La línea de abajo: qué hacer si falta la predicción, o cuántas acertaste."""
-    lines = []
-    if not isinstance(prediccion, dict):
-        lines.append("La predicción tiene que ser el diccionario de su celda, con una clave por pregunta.")
-    unknown = [
-        str(key) for key in (prediccion if isinstance(prediccion, dict) else ()) if key not in observado
-    ]
-    if unknown:
-        lines.append(f"Estas claves no son preguntas de este experimento: {', '.join(unknown)}.")
+def _tally(guesses, observado):
+    """Cuántas acertaste, o qué hacer si todavía no escribiste ninguna."""
     written = [key for key, guess in guesses.items() if guess is not Ellipsis]
-    if written:
-        right = sum(matches(guesses[key], observado[key]) for key in written)
-        lines.append(f"Acertaste {right} de {len(written)}.")
-    else:
-        lines.append(ASK)
-    return " ".join(lines)
+    if not written:
+        return ASK
+    right = sum(matches(guesses[key], observado[key]) for key in written)
+    return f"Acertaste {right} de {len(written)}."
 
 
 def comparar(prediccion, observado):
     """Una fila por pregunta (en el orden de tu predicción): lo que predijiste, lo que pasó en la corrida
     y ✓ o ✗; debajo, cuántas acertaste."""
-    given = prediccion if isinstance(prediccion, dict) else {}
-    order = [key for key in given if key in observado] + [key for key in observado if key not in given]
-    guesses = {key: given.get(key, Ellipsis) for key in order}
+    notes = []
+    if not isinstance(prediccion, dict):
+        notes.append("La predicción tiene que ser el diccionario de su celda, con una clave por pregunta.")
+        prediccion = {}
+    unknown = [str(key) for key in prediccion if key not in observado]
+    if unknown:
+        notes.append(f"Estas claves no son preguntas de este experimento: {', '.join(unknown)}.")
+    order = [key for key in prediccion if key in observado] + [
+        key for key in observado if key not in prediccion
+    ]
+    guesses = {key: prediccion.get(key, Ellipsis) for key in order}
     rows = [
         [key, shown(guesses[key]), shown(observado[key]), _mark(guesses[key], observado[key])]
         for key in order
     ]
-    show_table(HEADERS, rows, note=_summary(prediccion, guesses, observado))
+    show_table(HEADERS, rows, note=" ".join([*notes, _tally(guesses, observado)]))

@@ -166,9 +166,8 @@ def disk_html(step):
     warning = twice_warning(step)
     warn = f"<div class='cl-warn' role='alert'>{html.escape(warning)}</div>" if warning else ""
     text, log = branch_parts(step)
-    said = (
-        f" (en el log: <code>{html.escape(log)}</code>)" if log else ""
-    )  # las palabras del log, como código
+    # Las palabras del log, en letra de código: son las de la línea [resume][reconcile].
+    said = f" (en el log: <code>{html.escape(log)}</code>)" if log else ""
     branch = f"<div class='cl-branch'><b>{branch_title(step)}:</b> {html.escape(text)}{said}</div>"
     copies, count = copies_text(step)
     return (
