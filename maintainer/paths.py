@@ -1,8 +1,15 @@
 """Dónde está cada cosa en el repositorio, para quien mantiene el curso (``harness`` no lo sabe).
 
-Son las rutas del código de quien califica (``solutions.grading.paths``): una sola definición.
+Las rutas que comparte con quien califica vienen de ``solutions.grading.paths``: una sola definición.
 """
 
+import os
+
+from harness.export import PRODUCTION_NOTEBOOK
 from solutions.grading.paths import LESSON, NOTEBOOKS, REFERENCE_AGENT, ROOT
 
-__all__ = ["LESSON", "NOTEBOOKS", "REFERENCE_AGENT", "ROOT"]
+# La segunda fuente del agente de referencia, y el agente de la lección a su tamaño.
+PRODUCTION = os.path.join(NOTEBOOKS, PRODUCTION_NOTEBOOK)
+LESSON_AGENT = os.path.join(ROOT, "solutions", "agent_leccion.py")
+
+__all__ = ["LESSON", "LESSON_AGENT", "NOTEBOOKS", "PRODUCTION", "REFERENCE_AGENT", "ROOT"]

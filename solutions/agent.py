@@ -1,9 +1,9 @@
-# GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb: no lo edites a mano.
+# GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb y notebooks/de_la_leccion_a_produccion.ipynb: no lo edites a mano.
 # Cada bloque viene de la celda «#| export» que nombra su línea «# %%». Para cambiarlo, edita esa
 # celda, guarda el notebook y vuelve a exportar (harness.export.export_agent).
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-03
+# %% de_la_leccion_a_produccion.ipynb · celda prod-03
 """El agente de la Lección 6: el ``agent.js`` de la lección, en Python.
 
     python solutions/agent.py             # corrida nueva (borra el estado de la anterior)
@@ -46,7 +46,7 @@ def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
     }
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-20
+# %% de_la_leccion_a_produccion.ipynb · celda prod-20
 from harness.durable import write_durable  # temporal + rename, con los fsync de un corte de luz
 
 
@@ -56,11 +56,12 @@ def write_json_atomic(path, data):  # tu turno
     write_durable(path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
 
 
+# %% leccion_6_puntos_de_control.ipynb · celda code-20
 def save_checkpoint(cp):
     write_json_atomic(CHECKPOINT_PATH, cp)
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-22
+# %% de_la_leccion_a_produccion.ipynb · celda prod-22
 from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
 from harness.guards import CheckpointError, require_checkpoint_shape, unreadable
 
@@ -92,7 +93,7 @@ def load_checkpoint():  # tu turno
     return cp
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-28a
+# %% de_la_leccion_a_produccion.ipynb · celda prod-28a
 from harness.durable import remove_durably  # los borrados quedan en disco antes de seguir
 from harness.tools import prepare_task_files
 from harness.workdir import check_agent_files
@@ -108,21 +109,7 @@ def fresh_scene(task):  # tu turno
     return 0, 0, [{"role": "user", "content": task}]
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-28c
-# Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
-PENDING_CONTENT = "pendingAssistantContent"
-
-
-def keep_assistant_turn(cp, content):
-    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
-    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
-    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
-    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
-        cp[PENDING_CONTENT] = content
-    return cp
-
-
-# %% leccion_6_puntos_de_control.ipynb · celda code-28
+# %% de_la_leccion_a_produccion.ipynb · celda prod-28
 from harness.replies import TurnLimitReached, checked_turn, finished
 
 
@@ -154,7 +141,7 @@ def run_agent(client, task, tools, scene=None, point_a=True):
     return text
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-34
+# %% de_la_leccion_a_produccion.ipynb · celda prod-34
 from harness.guards import LedgerError, require_ledger_shape, stop_if_lasting, warn
 
 
@@ -180,6 +167,7 @@ def load_effects():
     return effects
 
 
+# %% leccion_6_puntos_de_control.ipynb · celda code-34
 def save_effect(tool_use_id, entry):
     effects = load_effects()
     effects[tool_use_id] = entry
@@ -191,6 +179,7 @@ def now_ms():
     return int(time.time() * 1000)
 
 
+# %% de_la_leccion_a_produccion.ipynb · celda prod-38
 def run_tool_uses(content):  # tu turno
     """El run_tool_uses del Curso 7, con el registro: ejecutar primero, anotar después."""
     results = []
@@ -217,7 +206,7 @@ def run_tool_uses(content):  # tu turno
     return results
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-46
+# %% de_la_leccion_a_produccion.ipynb · celda prod-46
 from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
 
 
@@ -249,7 +238,7 @@ def reconcile(cp):  # tu turno
     )
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-61
+# %% de_la_leccion_a_produccion.ipynb · celda prod-61
 from harness.guards import require_matching_ledger
 from harness.replies import check_resumable
 
@@ -280,7 +269,7 @@ def resume_scene(task):
     return turns, tokens_used, messages
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-63
+# %% de_la_leccion_a_produccion.ipynb · celda prod-63
 from harness.contract import command_line_problem
 from harness.errors import print_final
 from harness.session import AgentFailure, agent_session
@@ -308,6 +297,20 @@ def main(argv=None):
         print(err, file=sys.stderr)
         return err.code
     return print_final(f"[done] {result}")  # con la salida cerrada: una línea en stderr, sin traza
+
+
+# %% de_la_leccion_a_produccion.ipynb · celda prod-28c
+# Clave opcional del punto A: el turno del asistente tal cual llegó, si trae más que su tool_use.
+PENDING_CONTENT = "pendingAssistantContent"
+
+
+def keep_assistant_turn(cp, content):
+    """Si el turno trae más que su tool_use (un modelo real suele escribir un texto antes), se guarda
+    tal cual llegó en ``pendingAssistantContent``: rehacerlo desde pendingToolUse perdería el resto.
+    Solo entonces: el turno del guion se rehace idéntico y el punto A guarda las claves de la lección."""
+    if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
+        cp[PENDING_CONTENT] = content
+    return cp
 
 
 if __name__ == "__main__":

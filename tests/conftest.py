@@ -1,10 +1,12 @@
 """Fixtures compartidas: un directorio de trabajo limpio y los agentes que se prueban.
 
-Una prueba que pide ``agent`` corre una vez por agente: el de referencia (``solutions/agent.py``, id
-``referencia``) y el que se arma desde las celdas ``#| export`` del notebook de la lección (id
-``notebook``), medidos con la misma vara. ``pytest --agent RUTA`` prueba en cambio solo ese agent.py
-(id ``otro``). La suite de conformidad (``tests/conformance/``) corre así cada una de sus pruebas; fuera
-de ella piden ``agent`` el laboratorio de caídas y las pruebas de la exportación.
+Una prueba que pide ``agent`` corre sobre el agente de referencia (``solutions/agent.py``, id
+``referencia``): un solo eje, porque lo que generan sus notebooks es ese mismo archivo (lo exige
+``tests/test_agent_source.py``). ``pytest --agent RUTA`` prueba en cambio ese agent.py (id ``otro``). La
+suite de conformidad (``tests/conformance/``) corre así cada una de sus pruebas; fuera de ella piden
+``agent`` el laboratorio de caídas y las pruebas de la exportación. El agente de la lección
+(``solutions/agent_leccion.py``) no tiene las defensas de producción: lo juzga el nivel de la lección de
+``harness.conformidad``.
 
 Los niveles (marcas en ``pyproject.toml``): ``slow`` marca lo que tarda (las celdas de los notebooks
 también, aquí), y ``pytest -m "not slow"`` es el nivel rápido. ``needs_bwrap``, ``needs_strace``,
@@ -19,11 +21,10 @@ from collections import Counter
 from functools import cache
 
 import pytest
-from course_files import LESSON_NOTEBOOK
 
 from maintainer.paths import REFERENCE_AGENT
 
-AGENTS = ("referencia", "notebook")
+AGENTS = ("referencia",)
 
 
 def pytest_addoption(parser):
@@ -31,12 +32,12 @@ def pytest_addoption(parser):
         "--agent",
         metavar="RUTA",
         default=None,
-        help="prueba este agent.py (y solo este) en vez del de referencia y el del notebook",
+        help="prueba este agent.py (y solo este) en vez del de referencia",
     )
 
 
 def agent_ids(config):
-    """Los agentes de esta corrida: los dos del curso, o solo el de ``--agent``."""
+    """Los agentes de esta corrida: el de referencia, o solo el de ``--agent``."""
     return ("otro",) if config.getoption("--agent") else AGENTS
 
 
@@ -47,20 +48,10 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session")
-def notebook_agent(tmp_path_factory):
-    """El agent.py armado desde las celdas ``#| export`` del notebook de la lección."""
-    from harness.export import export_agent
-
-    return str(export_agent(LESSON_NOTEBOOK, tmp_path_factory.mktemp("notebook") / "agent.py"))
-
-
-@pytest.fixture(scope="session")
 def agent(request):
     """La ruta (str) del agente a probar; el parámetro lo pone ``pytest_generate_tests``."""
     if request.param == "referencia":
         return REFERENCE_AGENT
-    if request.param == "notebook":
-        return request.getfixturevalue("notebook_agent")
     path = os.path.abspath(request.config.getoption("--agent"))
     if not os.path.isfile(path):
         pytest.exit(f"--agent {path}: no existe ese archivo", returncode=4)

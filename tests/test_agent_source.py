@@ -1,15 +1,18 @@
-"""Una sola fuente del agente: ``solutions/agent.py`` es exactamente lo que generan las celdas
-``#| export`` de la lección (``maintainer.agent_source``), y ``update`` lleva de vuelta a sus celdas lo
-editado en el archivo (como ``nbdev_update``)."""
+"""Una sola fuente de cada agente: ``solutions/agent_leccion.py`` es exactamente lo que generan las
+celdas ``#| export`` de la lección, y ``solutions/agent.py`` lo que generan la lección y «De la lección a
+producción» (``maintainer.agent_source``); ``update`` lleva de vuelta a sus celdas lo editado en cada
+archivo (como ``nbdev_update``)."""
 
 import ast
 import json
 import shutil
 from pathlib import Path
 
-from harness.export import CELL_MARKER, export_cells
+import pytest
+
+from harness.export import CELL_MARKER, bound_names, export_cells
 from maintainer import agent_source
-from maintainer.paths import LESSON, REFERENCE_AGENT
+from maintainer.paths import LESSON, LESSON_AGENT, PRODUCTION, REFERENCE_AGENT
 
 WRITE = "python -m maintainer.agent_source write"
 
@@ -27,70 +30,93 @@ def definitions(source):
     }
 
 
-def test_the_committed_agent_is_what_the_lesson_generates():
-    assert read(REFERENCE_AGENT) == agent_source.rendered(), (
-        f"solutions/agent.py no es lo que generan las celdas «#| export» de la lección: corre «{WRITE}» "
-        "(o, si editaste solutions/agent.py, «python -m maintainer.agent_source update» y después «write»)."
+@pytest.mark.parametrize("generated", [LESSON_AGENT, REFERENCE_AGENT], ids=["leccion", "referencia"])
+def test_each_committed_agent_is_what_its_notebooks_generate(generated):
+    assert read(generated) == agent_source.rendered(Path(generated)), (
+        f"{Path(generated).name} no es lo que generan sus notebooks: corre «{WRITE}» (o, si editaste el "
+        "archivo, «python -m maintainer.agent_source update» y después «write»)."
     )
 
 
-def test_every_function_has_the_same_source_in_the_agent_and_in_the_lesson():
+def last_definitions(*notebooks):
+    """{nombre: ast.dump} de la última definición de cada función o clase en las celdas, en orden (una
+    importación posterior del mismo nombre también la reemplaza)."""
+    found = {}
+    for notebook in notebooks:
+        for _, code in export_cells(notebook):
+            for node in ast.parse(code).body:
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    for name in bound_names(node):
+                        found.pop(name, None)
+                found.update(definitions(ast.unparse(node)) if hasattr(node, "name") else {})
+    return found
+
+
+@pytest.mark.parametrize(
+    "generated, notebooks",
+    [(LESSON_AGENT, [LESSON]), (REFERENCE_AGENT, [LESSON, PRODUCTION])],
+    ids=["leccion", "referencia"],
+)
+def test_every_function_is_its_last_definition_in_the_cells(generated, notebooks):
     """La misma deriva, nombrada función por función: cuál difiere entre el archivo y su celda."""
-    in_agent = definitions(read(REFERENCE_AGENT))
-    in_lesson = {}
-    for _, code in export_cells(LESSON):
-        in_lesson.update(definitions(code))
-    assert in_agent and in_lesson
-    differ = sorted(name for name in in_agent.keys() & in_lesson.keys() if in_agent[name] != in_lesson[name])
-    assert differ == [], f"difieren entre solutions/agent.py y la lección: {differ}; corre «{WRITE}»."
-    assert sorted(in_agent.keys() ^ in_lesson.keys()) == [], (
-        f"definidas solo en uno de los dos: {sorted(in_agent.keys() ^ in_lesson.keys())}; corre «{WRITE}»."
+    in_agent, in_cells = definitions(read(generated)), last_definitions(*notebooks)
+    assert in_agent and in_cells
+    differ = sorted(name for name in in_agent.keys() & in_cells.keys() if in_agent[name] != in_cells[name])
+    assert differ == [], f"difieren entre {Path(generated).name} y sus celdas: {differ}; corre «{WRITE}»."
+    assert sorted(in_agent.keys() ^ in_cells.keys()) == [], f"definidas solo en uno: corre «{WRITE}»."
+
+
+def test_every_defence_replaces_a_lesson_function_or_adds_its_own():
+    """Producción no copia la lección: cada función que vuelve a definir es distinta de la de la lección."""
+    lesson, production = last_definitions(LESSON), last_definitions(PRODUCTION)
+    same = sorted(name for name in lesson.keys() & production.keys() if lesson[name] == production[name])
+    assert same == [], f"producción repite tal cual estas funciones de la lección: {same}"
+
+
+def copies(tmp_path, notebook, agent):
+    """El notebook y el agente copiados (el notebook con su nombre: las marcas «# %%» lo nombran)."""
+    return Path(shutil.copy(notebook, tmp_path / Path(notebook).name)), Path(
+        shutil.copy(agent, tmp_path / Path(agent).name)
     )
 
 
-def copies(tmp_path):
-    """La lección y el agente copiados (la lección con su nombre: las marcas «# %%» lo nombran)."""
-    lesson = Path(shutil.copy(LESSON, tmp_path / Path(LESSON).name))
-    agent = Path(shutil.copy(REFERENCE_AGENT, tmp_path / "agent.py"))
-    return lesson, agent
-
-
-def cell_source(lesson, cell_id):
-    cells = json.loads(read(lesson))["cells"]
+def cell_source(notebook, cell_id):
+    cells = json.loads(read(notebook))["cells"]
     return "".join(next(c["source"] for c in cells if c.get("id") == cell_id))
 
 
-def test_update_without_edits_changes_nothing(tmp_path):
-    lesson, agent = copies(tmp_path)
-    before = lesson.read_bytes()
-    assert agent_source.update(agent=agent, lesson=lesson) == []
-    assert lesson.read_bytes() == before
+PAIRS = [(LESSON, LESSON_AGENT), (PRODUCTION, REFERENCE_AGENT)]
 
 
-def test_update_takes_an_edit_in_agent_py_back_to_its_cell(tmp_path):
-    untouched = Path(LESSON).read_bytes()
-    lesson, agent = copies(tmp_path)
-    text = read(agent)
-    markers = [line for line in text.splitlines() if CELL_MARKER.fullmatch(line)]
+@pytest.mark.parametrize("notebook, generated", PAIRS, ids=["leccion", "produccion"])
+def test_update_without_edits_changes_nothing(tmp_path, notebook, generated):
+    notebook, generated = copies(tmp_path, notebook, generated)
+    before = notebook.read_bytes()
+    assert agent_source.update(generated, notebook) == []
+    assert notebook.read_bytes() == before
+
+
+@pytest.mark.parametrize("notebook, generated", PAIRS, ids=["leccion", "produccion"])
+def test_update_takes_an_edit_back_to_its_cell(tmp_path, notebook, generated):
+    untouched = Path(notebook).read_bytes()
+    copy, agent_copy = copies(tmp_path, notebook, generated)
+    text = read(agent_copy)
+    markers = [
+        line
+        for line in text.splitlines()
+        if CELL_MARKER.fullmatch(line) and CELL_MARKER.fullmatch(line)["notebook"] == copy.name
+    ]
     assert len(markers) >= 3
-    marker, following = markers[1], markers[2]  # un bloque del medio: ni el docstring ni el main final
+    marker = markers[1]  # un bloque del medio: ni el docstring ni el main final
     cell_id = CELL_MARKER.fullmatch(marker)["id"]
-    original = cell_source(lesson, cell_id)
-    # Dos cambios: una línea al comienzo del bloque y otra al final, antes del bloque siguiente.
-    edited = text.replace(f"{marker}\n", f"{marker}\n# editado en solutions/agent.py\n", 1)
-    edited = edited.replace(f"\n\n\n{following}\n", f'\nEDITADO = "sí"\n\n\n{following}\n', 1)
-    assert edited.count("EDITADO") == 1 and edited.count("# editado en") == 1
-    agent.write_text(edited, encoding="utf-8")
+    original = cell_source(copy, cell_id)
+    edited = text.replace(f"{marker}\n", f"{marker}\n# editado en el agente\n", 1)
+    assert edited.count("# editado en el agente") == 1
+    agent_copy.write_text(edited, encoding="utf-8")
 
-    assert agent_source.update(agent=agent, lesson=lesson) == [cell_id]
+    assert agent_source.update(agent_copy, copy) == [cell_id]
 
-    source = cell_source(lesson, cell_id)
-    assert source.startswith("#| export\n# editado en solutions/agent.py\n")
-    assert source.endswith('\nEDITADO = "sí"')
-    assert source == original.replace("#| export\n", "#| export\n# editado en solutions/agent.py\n", 1) + (
-        '\nEDITADO = "sí"'
+    assert cell_source(copy, cell_id) == original.replace(
+        "#| export\n", "#| export\n# editado en el agente\n", 1
     )
-    # La lección editada genera exactamente el agent.py editado: el viaje de ida y vuelta cierra.
-    assert agent_source.rendered(lesson=lesson) == edited
-    # Y la lección del repositorio no se tocó.
-    assert Path(LESSON).read_bytes() == untouched
+    assert Path(notebook).read_bytes() == untouched  # el notebook del repositorio no se tocó

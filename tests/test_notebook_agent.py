@@ -1,9 +1,9 @@
 """harness.export: el agent.py que se arma con las celdas ``#| export`` de un notebook.
 
-Lo que el agente armado desde la lección hace (transcripciones, caída en cada punto, entradas malas...)
-lo cubre la suite de conformidad, ``tests/conformance/``, que corre con los dos agentes; aquí, la
-exportación misma: qué celdas van, el encabezado GENERADO y la marca ``# %%`` que lleva cada bloque
-(y una traza) a su celda.
+Lo que hacen los agentes armados (transcripciones, caída en cada punto, entradas malas...) lo cubre la
+suite de conformidad; aquí, la exportación misma: qué celdas van, cómo una celda de producción reemplaza
+una definición de la lección, el encabezado GENERADO y la marca ``# %%`` que lleva cada bloque (y una
+traza) a su celda.
 """
 
 import ast
@@ -21,6 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from harness.errors import HarnessError
 from harness.export import CELL_MARKER, export_agent, export_cells, render_agent
 from harness.runner import run_agent_process
+from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 
 # Los nombres de la lección (DESIGN.md, «Language»), en snake_case.
 SEED_FUNCTIONS = {
@@ -120,12 +121,81 @@ def test_the_header_says_generated_and_names_the_notebook(toy_notebook, shown_as
     assert all(line.startswith("# ") for line in top.splitlines())
 
 
-def test_the_committed_agent_says_it_is_generated_from_the_lesson():
-    from maintainer.paths import REFERENCE_AGENT
-
-    with open(REFERENCE_AGENT, encoding="utf-8") as f:
+@pytest.mark.parametrize(
+    "agent_path, sources",
+    [
+        (LESSON_AGENT, "notebooks/leccion_6_puntos_de_control.ipynb:"),
+        (
+            REFERENCE_AGENT,
+            "notebooks/leccion_6_puntos_de_control.ipynb y notebooks/de_la_leccion_a_produccion.ipynb:",
+        ),
+    ],
+    ids=["leccion", "referencia"],
+)
+def test_each_committed_agent_says_which_notebooks_it_comes_from(agent_path, sources):
+    with open(agent_path, encoding="utf-8") as f:
         top = header(f.read())
-    assert top.startswith("# GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb:")
+    assert top.startswith(f"# GENERADO desde {sources}")
+
+
+def two_notebooks(tmp_path):
+    """Una «lección» y una «producción» de juguete: la segunda redefine ``load`` y agrega ``guard``."""
+    lesson = write_notebook(
+        tmp_path / "leccion.ipynb",
+        [
+            new_code_cell("#| export\nimport json\nimport sys\nfrom os import path, sep"),
+            new_code_cell(
+                "#| export\ndef load(text):\n    return json.loads(text)\n\n\ndef keep(x):\n    return x"
+            ),
+            new_code_cell(
+                "#| export\ndef main():\n    print(load(sys.argv[1]), path.basename(sep))\n    return 0"
+            ),
+        ],
+    )
+    production = write_notebook(
+        tmp_path / "produccion.ipynb",
+        [
+            new_code_cell(
+                "#| export\nfrom os import path\n\n\ndef load(text):\n    return guard(json.loads(text))"
+            ),
+            new_code_cell("#| export\ndef guard(value):\n    return value if isinstance(value, int) else 0"),
+        ],
+    )
+    return lesson, production
+
+
+def test_a_later_definition_replaces_the_earlier_one_in_its_place(tmp_path):
+    lesson, production = two_notebooks(tmp_path)
+    text = render_agent([lesson, production])
+    tree = ast.parse(text)
+    defined = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    # Una sola «load», la de producción, donde estaba la de la lección; «guard», nueva, al final.
+    assert defined == ["load", "keep", "main", "guard"]
+    assert "guard(json.loads(text))" in text and "return json.loads(text)" not in text
+    blocks = [(nb, cell) for nb, cell, _ in blocks_by_marker(text)]
+    lesson_ids, production_ids = cell_ids(lesson), cell_ids(production)
+    assert blocks == [
+        ("leccion.ipynb", lesson_ids[0]),
+        ("produccion.ipynb", production_ids[0]),  # en el lugar de la «load» reemplazada
+        ("leccion.ipynb", lesson_ids[1]),  # lo que queda de esa celda: «keep»
+        ("leccion.ipynb", lesson_ids[2]),
+        ("produccion.ipynb", production_ids[1]),
+    ]
+    # «path» se importa una vez (la celda de producción), y la de la lección queda con «sep».
+    imports = [ast.unparse(n) for n in tree.body if isinstance(n, ast.ImportFrom)]
+    assert imports == ["from os import sep", "from os import path"]
+
+
+def test_the_composed_agent_runs_and_drops_imports_nobody_uses(tmp_path):
+    lesson, production = two_notebooks(tmp_path)
+    agent = export_agent([lesson, production], tmp_path / "agent.py")
+    assert run_script(agent, '"texto"').stdout == "0 \n"  # la «load» de producción, con su guardia
+    assert run_script(export_agent(lesson, tmp_path / "solo.py"), '"texto"').stdout == "texto \n"
+    replaced = write_notebook(
+        tmp_path / "sin_json.ipynb", [new_code_cell("#| export\ndef load(text):\n    return 1")]
+    )
+    text = render_agent([lesson, replaced])
+    assert "import json" not in text  # solo la «load» reemplazada usaba json
 
 
 def blocks_by_marker(text):
@@ -226,15 +296,13 @@ def test_both_agents_reject_an_unknown_argument_in_one_line(agent, workdir):
 
 
 @pytest.mark.parametrize("resume", [False, True], ids=["nueva", "resume"])
-def test_the_lessons_agent_with_live_and_no_key_touches_nothing(notebook_agent, workdir, resume):
+def test_the_agent_with_live_and_no_key_touches_nothing(agent, workdir, resume):
     # Una caída con el reporte ya escrito: hay report.txt, checkpoint.json y effects.json que perder.
-    crashed = run_agent_process(workdir, crash_after="after-effect-write:3", agent=notebook_agent)
+    crashed = run_agent_process(workdir, crash_after="after-effect-write:3", agent=agent)
     assert crashed.killed and {"report.txt", "checkpoint.json"} <= set(snapshot(workdir))
     before = snapshot(workdir)
     # run_agent_process copia os.environ: la clave vacía es «falta» para make_live_client.
-    done = run_agent_process(
-        workdir, resume=resume, live=True, agent=notebook_agent, env={"ANTHROPIC_API_KEY": ""}
-    )
+    done = run_agent_process(workdir, resume=resume, live=True, agent=agent, env={"ANTHROPIC_API_KEY": ""})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.startswith("Falta ANTHROPIC_API_KEY:") and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
