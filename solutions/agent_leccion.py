@@ -159,7 +159,9 @@ def run_tool_uses(content):  # tu turno
             output = run_tool(block["name"], block["input"])
         except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
             error = f"Error de ejecución de la herramienta: {err}"
-            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": error, "is_error": True})
+            results.append(
+                {"type": "tool_result", "tool_use_id": block["id"], "content": error, "is_error": True}
+            )
             continue
         crash_point("after-tool")
         # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
