@@ -21,11 +21,13 @@ from harness.contract import kill_line
 from harness.crash import SimulatedCrash, reset_crash_points
 from harness.disk_state import read_disk_state
 from harness.errors import HarnessError
-from harness.export import export_agent
+from harness.export import export_agent, export_cells
 from harness.runner import AgentRun, run_agent_process
 from harness.tools import prepare_task_files
 from harness.workdir import fresh_dir, inside
 
+# Dónde empieza y termina el punto A en el run_agent de la lección (la variante «solo el punto B»).
+POINT_A_START, POINT_A_END = "—— Punto A", 'crash_point("after-save-a")'
 # La hora de cada anotación del registro cambia en cada corrida: se muestra con este marcador.
 AT_FIELD = re.compile(r'("at": )\d+')
 AT_SHOWN = r"\1«ms»"
@@ -48,6 +50,24 @@ class Workspace:
     def export(self):
         """Arma ``_trabajo/agent.py`` con las celdas ``#| export`` del notebook GUARDADO."""
         return export_agent(self.notebook, self.agent)
+
+    def export_solo_b(self):
+        """Arma ``_trabajo/agent_solo_b.py``: el mismo agente sin las líneas del punto A (desde su
+        comentario «Punto A» hasta su ``crash_point``), e imprime las líneas que quitó."""
+        cells, removed = [], []
+        for cell_id, code in export_cells(self.notebook):
+            kept, inside_a = [], False
+            for line in code.splitlines():
+                inside_a = inside_a or POINT_A_START in line
+                (removed if inside_a else kept).append(line)
+                inside_a = inside_a and POINT_A_END not in line
+            cells.append((cell_id, "\n".join(kept)))
+        if not removed:
+            raise HarnessError(
+                f"No encontré el punto A en las celdas de {self.notebook.name} (su comentario «{POINT_A_START}»)."
+            )
+        print("Sin estas líneas del punto A:\n" + "\n".join(f"  - {line.strip()}" for line in removed))
+        return export_agent(self.notebook, self.agent.with_name("agent_solo_b.py"), cells=cells)
 
     def fresh(self, name):
         """Un directorio de trabajo nuevo, con las notas de ventas de la tarea."""

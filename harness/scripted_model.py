@@ -208,3 +208,28 @@ class ScriptedModel:
 
     def __init__(self):
         self.messages = _ScriptedMessages()
+
+
+class _TwoCallsMessages:
+    def create(self, *, model, max_tokens, messages, tools=(), **_):
+        error = pairing_error(messages)
+        if error:
+            raise ScriptError(f"la API rechazaría esta conversación (400): {error}")
+        usage = Usage(input_tokens=120 + 60 * len(messages), output_tokens=40)
+        if len(messages) == 1:
+            calls = [ToolUseBlock(f"toolu_0{n}", name, {"path": NOTES_PATH}) for n, name in TWO_CALLS]
+            return Message(1, calls, "tool_use", usage)
+        return Message(2, [TextBlock(TWO_CALLS_TEXT)], "end_turn", usage)
+
+
+# La frontera de la lección: un turno con dos llamadas a la vez, para ver qué anota el punto A.
+TWO_CALLS = ((1, "read_notes"), (2, "count_words"))
+TWO_CALLS_TEXT = "Leí las notas y conté sus palabras en el mismo turno."
+
+
+class TwoCallsModel:
+    """Un cliente que en su primer turno pide dos herramientas a la vez (``read_notes`` y ``count_words``)
+    y después termina: la frontera «una llamada colgante por turno» de la lección, de verdad."""
+
+    def __init__(self):
+        self.messages = _TwoCallsMessages()

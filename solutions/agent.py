@@ -174,9 +174,8 @@ def save_effect(tool_use_id, entry):
     write_json_atomic(EFFECTS_PATH, effects)
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-38
 def now_ms():
-    return int(time.time() * 1000)
+    return int(time.time() * 1000)  # «at»: la hora de la anotación, en milisegundos
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-38

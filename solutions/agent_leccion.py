@@ -146,11 +146,11 @@ def save_effect(tool_use_id, entry):
     write_json_atomic(EFFECTS_PATH, effects)
 
 
-# %% leccion_6_puntos_de_control.ipynb · celda code-38
 def now_ms():
-    return int(time.time() * 1000)
+    return int(time.time() * 1000)  # «at»: la hora de la anotación, en milisegundos
 
 
+# %% leccion_6_puntos_de_control.ipynb · celda code-38
 def run_tool_uses(content):  # tu turno
     """El ``run_tool_uses`` del Curso 7, con el registro: ejecutar primero, anotar después."""
     results = []
@@ -164,8 +164,8 @@ def run_tool_uses(content):  # tu turno
             )
             continue
         crash_point("after-tool")
-        # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
-        # con is_error (el modelo reintentaría y duplicaría el efecto); solo avisar a una persona.
+        # El efecto ya ocurrió: si el registro falla, no mentir con is_error (el modelo reintentaría y
+        # duplicaría el efecto); solo avisar a una persona, en el acto.
         try:
             save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
         except (OSError, CheckpointError):

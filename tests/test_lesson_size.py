@@ -3,10 +3,12 @@ la primera celda de código trae pocas piezas del arnés; lo demás llega en una
 
 import ast
 import json
+from pathlib import Path
 
 from course_files import LESSON_NOTEBOOK
 
 from harness.export import EXPORT_MARKER, export_cells
+from maintainer.paths import LESSON_AGENT
 
 MAX_EXPORT_LINES = 30
 MAX_FIRST_CELL_NAMES = 12
@@ -34,3 +36,41 @@ def test_the_first_code_cell_imports_few_names_from_the_harness():
         for alias in node.names
     ]
     assert 0 < len(names) <= MAX_FIRST_CELL_NAMES, names
+
+
+# —— El agente de la lección, a su tamaño (issue 31) ——
+
+MAX_LESSON_AGENT_LINES = 200
+MAX_HARNESS_NAMES = 8
+MAX_LESSON_WORDS = 6000
+
+
+def code_lines(text):
+    """Las líneas de código: sin las en blanco ni los comentarios (los docstrings sí cuentan)."""
+    return [line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def harness_names(text):
+    return [
+        alias.asname or alias.name
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        for alias in node.names
+        if (getattr(node, "module", None) or alias.name).split(".")[0] == "harness"
+    ]
+
+
+def test_the_lessons_agent_is_the_lessons_size():
+    text = Path(LESSON_AGENT).read_text(encoding="utf-8")
+    assert len(code_lines(text)) <= MAX_LESSON_AGENT_LINES
+    names = harness_names(text)
+    assert 0 < len(names) <= MAX_HARNESS_NAMES, names
+    # Lo que la lección pone a la vista: el rename atómico y el conjunto de solo lectura.
+    assert "os.replace(" in text and "in READ_ONLY" in text
+
+
+def test_the_lesson_reads_in_under_an_hour():
+    with open(LESSON_NOTEBOOK, encoding="utf-8") as f:
+        cells = json.load(f)["cells"]
+    words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert words <= MAX_LESSON_WORDS, f"{words} palabras de markdown"
