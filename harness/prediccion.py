@@ -10,6 +10,7 @@ un ``pendingToolUse`` nulo). La celda del experimento termina con ``comparar(pre
     comparar(prediccion_reanudar, {"copias del reporte": report_copies(demo / "report.txt")})
 """
 
+import json
 import unicodedata
 
 from harness.lesson import show_table
@@ -20,8 +21,9 @@ ASK = "Escribe tu predicción en la celda de arriba (en lugar de ...) y vuelve a
 
 
 def _plain(text):
-    """Un texto sin mayúsculas, tildes ni espacios de más: «Ninguna » y «ninguna» dicen lo mismo."""
-    decomposed = unicodedata.normalize("NFD", str(text).strip().casefold())
+    """Un texto sin mayúsculas, tildes ni espacios de más, en la misma forma Unicode (NFC o NFD, como
+    lo escriba el teclado): «Ninguna » y «ninguna» dicen lo mismo."""
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFC", str(text)).strip().casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
@@ -36,6 +38,33 @@ def matches(guess, outcome):
     if isinstance(outcome, str):
         return isinstance(guess, str) and _plain(guess) == _plain(outcome)
     return type(guess) is type(outcome) and guess == outcome
+
+
+# Cómo se nombra cada tipo en la nota de «mismo valor, otro tipo».
+TYPE_NAMES = {bool: "un booleano", int: "un número", float: "un número con decimales", str: "un texto"}
+
+
+def _type_name(value):
+    return "None" if value is None else TYPE_NAMES.get(type(value), f"un {type(value).__name__}")
+
+
+def only_type_differs(guess, outcome):
+    """Si la predicción dice el mismo valor con otro tipo: «1» por 1, "null" por None, 1 por True."""
+    if guess is Ellipsis or matches(guess, outcome):
+        return False
+    if type(guess) is not type(outcome) and guess == outcome:  # 1 == True, 2.0 == 2 en Python
+        return True
+    forms = {str(outcome), json.dumps(outcome, ensure_ascii=False, default=str)}
+    return isinstance(guess, str) and any(_plain(guess) == _plain(form) for form in forms)
+
+
+def _type_notes(guesses, observado):
+    return [
+        f"En «{key}» el valor coincide pero no el tipo: escribiste {_type_name(guess)} ({guess!r}) y "
+        f"pasó {_type_name(observado[key])} ({observado[key]!r})."
+        for key, guess in guesses.items()
+        if only_type_differs(guess, observado[key])
+    ]
 
 
 def shown(value):
@@ -80,4 +109,5 @@ def comparar(prediccion, observado):
         [key, shown(guesses[key]), shown(observado[key]), _mark(guesses[key], observado[key])]
         for key in order
     ]
+    notes += _type_notes(guesses, observado)
     show_table(HEADERS, rows, note=" ".join([*notes, _tally(guesses, observado)]))

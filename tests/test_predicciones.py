@@ -4,6 +4,7 @@ corrida que sigue la muestra al lado de lo que pasó (``harness.prediccion.compa
 import ast
 import re
 import shutil
+import unicodedata
 
 import nbformat
 import pytest
@@ -46,6 +47,24 @@ def shown_text(monkeypatch, guess, outcome):
 )
 def test_matches_is_strict_on_types_and_lenient_on_case_and_accents(guess, outcome, same):
     assert matches(guess, outcome) is same
+
+
+def test_a_guess_in_another_unicode_form_is_the_same_answer():
+    decomposed = unicodedata.normalize("NFD", "no reanudó")
+    assert decomposed != "no reanudó" and matches(decomposed, "no reanudó")
+
+
+@pytest.mark.parametrize(
+    ("guess", "outcome"), [("1", 1), ("null", None), ("None", None), (1, True), ("true", True), (2.0, 2)]
+)
+def test_a_guess_that_differs_only_in_type_says_so(monkeypatch, guess, outcome):
+    text = shown_text(monkeypatch, {"pregunta": guess}, {"pregunta": outcome})
+    assert "el valor coincide pero no el tipo" in text and "✗" in text
+
+
+def test_a_wrong_guess_gets_no_note_about_types(monkeypatch):
+    text = shown_text(monkeypatch, {"pregunta": "2"}, {"pregunta": 1})
+    assert "✗" in text and "tipo" not in text
 
 
 def test_the_table_puts_each_guess_next_to_what_happened(monkeypatch):
