@@ -4,10 +4,11 @@ Una etiqueta es ``<tipo>:<n>``; n cuenta las veces que ese tipo ocurrió en este
 Si coincide con la variable de entorno ``CRASH_AFTER``, ``crash_point`` lanza ``SimulatedCrash``.
 """
 
+import contextlib
 import os
 from collections import Counter
 
-from harness.contract import crash_message
+from harness.contract import crash_message, kill_line
 from harness.errors import HarnessError
 from harness.jitter import jitter
 
@@ -51,3 +52,18 @@ def crash_point(kind):
 def reset_crash_points():
     """Vuelve los contadores a cero, como un proceso nuevo (para notebooks y pruebas)."""
     _counts.clear()
+
+
+@contextlib.contextmanager
+def crash_at(label):
+    """Como ``CRASH_AFTER=label`` en la terminal, pero dentro del kernel: la caída se imprime como
+    ``[kill]`` y el bloque termina ahí."""
+    os.environ["CRASH_AFTER"] = label
+    reset_crash_points()  # cada bloque cuenta desde 1, como un proceso nuevo
+    try:
+        yield
+    except SimulatedCrash as err:
+        print(kill_line(err))
+    finally:
+        del os.environ["CRASH_AFTER"]
+        reset_crash_points()

@@ -1,6 +1,6 @@
 """Dibujos de la lección en SVG, guardados en el notebook: se ven en cualquier visor sin ejecutar nada.
 
-Cada dibujo es una fila (o varias) de pasos de un turno, con la muerte del proceso marcada. El SVG es
+Cada dibujo es una fila (o varias) de pasos de un turno, con la caída del proceso marcada. El SVG es
 determinista (sin ids al azar), trae su propio fondo claro (se lee igual con tema claro u oscuro) y
 un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien no ve la imagen. Se
 guarda también como una imagen en HTML con su texto alternativo: JupyterLab, nbviewer y nbconvert
@@ -143,7 +143,7 @@ def turn_timeline(death_after=None, title="Un turno: dos puntos de control y un 
 def solo_b():
     """Las dos variantes muertas en el mismo lugar del turno 3, y lo que cada una dejó en disco."""
     show(
-        "¿Solo el punto B? La misma muerte, dos discos",
+        "¿Solo el punto B? La misma caída, dos discos",
         [
             Row("dos puntos", TURN, 2, "en disco: turns=3, pendingToolUse=write_report"),
             Row(

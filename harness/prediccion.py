@@ -13,7 +13,7 @@ un ``pendingToolUse`` nulo). La celda del experimento termina con ``comparar(pre
 import json
 import unicodedata
 
-from harness.lesson import show_table
+from harness.display import show_table
 
 UNWRITTEN = "(sin escribir)"
 HEADERS = ["pregunta", "tu predicción", "lo que pasó", ""]

@@ -13,15 +13,29 @@ todavía no escribiste (un ``raise todavia_no(...)``, de ``harness.errors``) sal
 """
 
 import ast
+import traceback
 from pathlib import Path
 
 from harness.conformidad.checks import CHECKS
 from harness.conformidad.processes import Context
 from harness.conformidad.report import summary
 from harness.conformidad.suite import run_suite
+from harness.display import show_table
 from harness.errors import HarnessError
 from harness.export import EXPORT_MARKER, export_agent, export_cells
-from harness.lesson import show_table
+
+
+def failure_line(err):
+    """El error de una celda en pocas palabras, con su línea: «IndentationError en la línea 5: …»."""
+    if isinstance(err, SyntaxError):
+        return f"{type(err).__name__} en la línea {err.lineno}: {err.msg}"
+    frames = [
+        f
+        for f in traceback.extract_tb(err.__traceback__)
+        if f.filename.startswith(("<ipython", "/tmp/ipykernel"))
+    ]
+    where = f" en la línea {frames[-1].lineno}" if frames else ""
+    return f"{type(err).__name__}{where}: {err}"
 
 
 def defined_names(code):
@@ -50,7 +64,8 @@ class Taller:
                 f"Abre y ejecuta el taller desde su carpeta notebooks/ (falta {self.notebook})."
             )
         self.agent = Path.cwd() / "_trabajo" / "taller" / "agent.py"
-        self.ran = {}  # nombres que define la celda → su código, tal como se ejecutó por última vez
+        self.ran = {}  # id de la celda (o sus nombres) → su código, tal como se ejecutó por última vez
+        self.failed = {}  # id de la celda (o sus nombres) → por qué falló su última ejecución
         from IPython import get_ipython  # solo dentro de un kernel
 
         shell = get_ipython()
@@ -69,20 +84,49 @@ class Taller:
         shell.events.register("post_run_cell", self._remember)
 
     def _remember(self, result):
-        code = result.info.raw_cell or ""
+        info = result.info
+        code = info.raw_cell or ""
         first, _, rest = code.partition("\n")
-        if result.success and EXPORT_MARKER.fullmatch(first) and defined_names(rest):
-            self.ran[defined_names(rest)] = rest.strip("\n")
+        if not EXPORT_MARKER.fullmatch(first):
+            return
+        # La celda se reconoce por su id (JupyterLab y Notebook 7 la mandan), o si no, por lo que define.
+        key = info.cell_id or defined_names(rest)
+        if result.success and defined_names(rest):
+            self.ran[key] = rest.strip("\n")
+            self.failed.pop(key, None)
+        elif not result.success:
+            self.failed[key] = failure_line(result.error_before_exec or result.error_in_exec)
+
+    def _lookup(self, table, cell_id, names):
+        """Lo anotado para esa celda: por su id, o por los nombres que define (si el editor no manda ids)."""
+        for key in (f"taller-{cell_id}", cell_id, names):
+            if key in table:
+                return table[key]
+        return next((v for k, v in table.items() if isinstance(k, frozenset) and k & names), None)
 
     def cells(self):
         """[(id, código)] del agente: cada celda del notebook guardado, con el código que ejecutaste si
         la ejecutaste (si no, la versión guardada, que puede ser un «TU CÓDIGO AQUÍ»)."""
         found = []
         for cell_id, saved in export_cells(self.notebook):
-            names = defined_names(saved)
-            ran = self.ran.get(names) or next((c for n, c in self.ran.items() if n & names), None)
-            found.append((cell_id, ran or saved))
+            found.append((cell_id, self._lookup(self.ran, cell_id, defined_names(saved)) or saved))
         return found
+
+    def edits_that_did_not_run(self):
+        """Una línea por celda cuya última edición falló al ejecutarse: qué falló y qué se comprueba."""
+        lines = []
+        for cell_id, saved in export_cells(self.notebook):
+            names = defined_names(saved)
+            failed = self._lookup(self.failed, cell_id, names)
+            if failed:
+                checked = (
+                    "la versión anterior, la que sí corrió"
+                    if self._lookup(self.ran, cell_id, names)
+                    else "la celda guardada"
+                )
+                shown = ", ".join(sorted(names)) or cell_id
+                lines.append(f"Tu última edición de {shown} no corrió ({failed}): compruebo {checked}.")
+        return lines
 
     def export(self):
         return export_agent(
@@ -98,6 +142,8 @@ class Taller:
         self._show(run_suite(Context(str(self.export()), {}), list(CHECKS)))
 
     def _show(self, results):
+        for line in self.edits_that_did_not_run():
+            print(line)
         rows = [row for _, piece_rows in results for row in piece_rows]
         show_table(
             ["escenario", "se espera", "pasó", "resultado", "pista"],

@@ -40,9 +40,9 @@ Lo que importa el agente y sus constantes, y la escena que se guarda (`checkpoin
         "t-04",
         """## 1. Guardar sin corromper: `write_json_atomic`
 
-`save_checkpoint(cp)` llama a `write_json_atomic(CHECKPOINT_PATH, cp)`, y el registro de más abajo también la usa. Tu turno: que `write_json_atomic(path, data)` escriba el JSON de `data` (con `ensure_ascii=False, indent=2`) **primero en un archivo temporal** (`path + ".tmp"`) y que después lo ponga en el lugar de `path` **de una vez**, con `os.replace` (el rename atómico de la lección). Nunca se escribe directo sobre `path`: quien lea el archivo ve el viejo o el nuevo, nunca uno a medias.
+`save_checkpoint(cp)` guarda con `write_json_atomic(CHECKPOINT_PATH, cp)`, y el registro de más abajo también la usa. Tu turno. Lo que tiene que valer, con las palabras de la lección: «escribe primero en un archivo temporal y después ponlo en su lugar de forma atómica»; el cambio de nombre es indivisible dentro del mismo sistema de archivos, así que quien lea `path` encuentra siempre el archivo viejo entero o el nuevo entero, nunca uno a medias, aunque el proceso muera a mitad del guardado. El JSON es el de la lección (`ensure_ascii=False, indent=2`), y lo que quede de un temporal anterior no estorba.
 
-**Antes de comprobar:** la comprobación deja un `checkpoint.json` anterior que tiene otro nombre más (un enlace duro) y un `.tmp` a medio escribir de una muerte anterior. Si escribieras directo sobre `checkpoint.json`, ¿qué vería ese otro nombre después de guardar?""",
+**Antes de comprobar:** la comprobación mata tu agente con SIGKILL a mitad de un guardado. Si escribieras directo sobre `checkpoint.json`, ¿qué leería el `--resume` siguiente?""",
     ),
     ("leccion", "code-20", None),
     ("code", "t-05", 'taller.comprobar("escritura")'),
@@ -51,13 +51,7 @@ Lo que importa el agente y sus constantes, y la escena que se guarda (`checkpoin
         "t-06",
         """## 2. Leer sin adivinar: `load_checkpoint`
 
-Tu turno: `load_checkpoint()` lee `CHECKPOINT_PATH` **en bytes** (`read_bytes`) y devuelve el punto de control, o lanza un `CheckpointError` con el texto exacto de la lección en cada uno de sus tres casos:
-
-- si no existe: `No se encuentra checkpoint.json; no hay nada desde donde hacer --resume` (con `{CHECKPOINT_PATH}` en lugar del nombre);
-- si no se puede parsear: `No se pudo parsear checkpoint.json; puede que el archivo haya quedado interrumpido a mitad de escritura. Bórralo y empieza de nuevo sin --resume en vez de seguir usándolo: un punto de control escrito a medias no se puede adivinar de vuelta a su forma.`;
-- si `version` no es 1: `checkpoint.json tiene version=2; este programa solo acepta version=1 y se niega a cargarlo.` (con la versión que trae, en JSON).
-
-Nunca un valor por defecto «que parece razonable». Las defensas de una línea (`unreadable`, `require_checkpoint_shape`) ya están importadas: úsalas si quieres, la comprobación no las exige.
+Tu turno. `load_checkpoint()` devuelve el punto de control guardado, o lanza un `CheckpointError` (la clase está arriba, en la misma celda) con el texto exacto de la lección en cada uno de sus tres casos: que no exista (`No se encuentra checkpoint.json; no hay nada desde donde hacer --resume`), que no se pueda parsear (`No se pudo parsear checkpoint.json; …`, entero como en la lección) y que su `version` no sea 1 (`checkpoint.json tiene version=2; …`). «Jamás hay que reiniciar el estado a vacío calladamente»: ningún valor por defecto de apariencia plausible, y un archivo cortado en cualquier byte —también a mitad de un carácter UTF-8— es «no se pudo parsear», nunca una traza.
 
 **Antes de comprobar:** ¿qué error lanza tu función con el `{"version":1,"turns":3,"pendingT` cortado de la lección, y por qué no el de «no se encuentra»?""",
     ),
@@ -68,7 +62,7 @@ Nunca un valor por defecto «que parece razonable». Las defensas de una línea 
         "t-08",
         """## 3. Empezar de cero: `fresh_scene`
 
-Una corrida sin `--resume` no hereda nada de la anterior. Tu turno: `fresh_scene(task)` borra `checkpoint.json`, `effects.json` y sus `.tmp` (`remove_durably`, importada arriba, borra los que existan y fija el borrado en disco), deja listos los archivos de la tarea (`prepare_task_files()`: borra el reporte viejo y crea las notas si faltan) y devuelve la escena de una conversación nueva: `(0, 0, [{"role": "user", "content": task}])`.
+Tu turno. Una corrida sin `--resume` es «siempre una apertura limpia, nunca contaminada por una escena a medio terminar de una corrida previa»: no queda nada del punto de control ni del registro de antes, la carpeta queda lista para la tarea (`prepare_task_files()`), y la escena que devuelve es la de una conversación nueva, con la forma `(turns, tokens_used, messages)` que espera `run_agent`.
 
 **Antes de comprobar:** si te olvidaras de borrar `effects.json`, ¿qué haría mal el `--resume` de una corrida nueva que muere en su turno 3?""",
     ),
@@ -81,14 +75,13 @@ Una corrida sin `--resume` no hereda nada de la anterior. Tu turno: `fresh_scene
 
 Dos guardados por turno, y dónde van es lo esencial de la lección. Tu turno, dentro de `run_agent`:
 
-- **punto A**, apenas llega la respuesta y antes de ejecutar nada: guarda la escena con `pendingToolUse` = la llamada de este turno (`pending`), pasándola por `keep_assistant_turn` (que conserva el turno del asistente si trae más que su `tool_use`);
-- **punto B**, cuando el `tool_result` ya está en `messages`: guarda la escena con `pendingToolUse` en `None`.
+- el **punto A** anota la llamada colgante de este turno en `pendingToolUse` «apenas llega la respuesta del modelo», antes de que la herramienta se ejecute: si el proceso muere mientras la herramienta corre, el disco tiene que decir qué llamada quedó colgando;
+- el **punto B** guarda la escena con el turno cerrado: el `tool_result` ya está en `messages` y `pendingToolUse` es `null`.
 
 Las líneas de log y los `crash_point` de cada punto ya están: no los muevas.
 
 **Antes de comprobar:** las filas del turno 3 y las del punto B necesitan que `run_tool_uses` exista (el punto 5). ¿Qué filas de la tabla crees que van a decir «todavía no», y cuál ya puede dar ✓?""",
     ),
-    ("leccion", "code-28c", None),
     ("leccion", "code-28", None),
     ("code", "t-11", 'taller.comprobar("puntos")'),
     (
@@ -96,12 +89,7 @@ Las líneas de log y los `crash_point` de cada punto ya están: no los muevas.
         "t-12",
         """## 5. El registro: `run_tool_uses`
 
-El registro (`load_effects`, `save_effect`) viene armado: ejecútalo. Tu turno: `run_tool_uses(content)`, el del Curso 7 más el registro. Para cada bloque de `tool_uses(content)`:
-
-1. ejecuta la herramienta: `run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)`; si lanza una excepción, primero `stop_if_lasting(err)` (una falla del entorno que dura detiene la corrida con una línea, retomable) y, si sigue, el resultado es `tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True)` y se pasa al siguiente;
-2. `crash_point("after-tool")`: el momento ② de la lección;
-3. anota el resultado real: `save_effect(block["id"], {"name": …, "result": output, "at": now_ms()})`; si esa escritura falla (`OSError` o `LedgerError`), no mientas con `is_error`: avisa con `warn(...)` y la línea `[falló la escritura del registro] …` de la lección (sale al final, o dentro del error final: una falla, una línea); si no falla, `crash_point("after-effect-write")`;
-4. agrega `tool_result(block["id"], output)`.
+El registro (`load_effects`, `save_effect`) viene armado: ejecútalo. Tu turno: `run_tool_uses(content)`, el del Curso 7 más el registro. Lo que tiene que valer, con la lección: «ejecutar primero, anotar después». Una herramienta que tuvo éxito queda anotada en `effects.json` por su `tool_use_id`, con su resultado real, en cuanto termina; una que falla le llega al modelo como `Error de ejecución de la herramienta: …` con `is_error`, y no se anota (no ocurrió). Si lo que falla es la escritura del registro, el efecto ya ocurrió: el modelo recibe el resultado real, sin `is_error`, y una persona lee en el acto, por stderr, la línea `[falló la escritura del registro] …` de la lección. Los dos momentos de caída del registro son `after-tool` (ejecutada, sin anotar) y `after-effect-write` (anotada).
 
 **Antes de comprobar:** si anotaras antes de ejecutar, ¿qué encontraría la comprobación en `effects.json` justo en el momento ②?""",
     ),
@@ -113,11 +101,13 @@ El registro (`load_effects`, `save_effect`) viene armado: ejecútalo. Tu turno: 
         "t-14",
         """## 6. `reconcile`: las tres ramas
 
-Al reanudar, `reconcile(cp)` decide qué hacer con la llamada colgante, `cp["pendingToolUse"]`. Tu turno: si no hay ninguna, devuelve `None` (no hay nada que conciliar); si hay, consulta el registro (`load_effects()`) por su `id` y toma una de las tres ramas, con las líneas de log de la lección (`where` = `[resume][reconcile] tool_use_id=… name=…`):
+Tu turno. Al reanudar, `reconcile(cp)` decide qué hacer con la llamada colgante del punto de control: si no hay, no hay nada que conciliar (`None`). Si hay, el registro decide, con las tres líneas de log de la lección:
 
-- **acierto en el registro**: `{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar`, y el `tool_result` con el resultado anotado, sin ejecutar nada;
-- **fallo en el registro, se puede repetir** (`rerunnable(name, KEYED_WRITES)`: solo lectura): `{where} fallo en el registro, {rerun_reason(name)}, volviendo a ejecutar`; ejecuta, anota y devuelve el resultado;
-- **fallo en el registro con efectos secundarios**: `{where} fallo en el registro con efectos secundarios, no resoluble, agregando is_error`, y un `tool_result` con `is_error` y el texto de la lección: `Se desconoce el estado de ejecución previo a la reanudación de esta llamada a {name}: no hay anotación en el registro y, para evitar un efecto secundario duplicado, no se volvió a ejecutar. Por favor verifica por tu cuenta si se completó.`
+- **acierto en el registro**: la llamada ya se ejecutó y quedó anotada; se reutiliza su resultado, sin volver a ejecutar nada;
+- **fallo en el registro, herramienta de solo lectura** (las de `READ_ONLY`): se vuelve a ejecutar, y esa corrida también queda anotada;
+- **fallo en el registro con efectos secundarios**: no se adivina; el modelo recibe un `tool_result` con `is_error` y el texto de la lección, «Se desconoce el estado de ejecución previo a la reanudación…».
+
+Cada rama devuelve el `tool_result` de la llamada colgante, emparejado por su `tool_use_id`.
 
 **Antes de comprobar:** en ② del turno 3 el reporte ya está escrito, pero no anotado. ¿Qué rama toma tu `reconcile`, y cuántas copias del reporte quedan al final?""",
     ),

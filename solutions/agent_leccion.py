@@ -43,7 +43,7 @@ def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-20
 def write_json_atomic(path, data):  # tu turno
-    """Primero un archivo temporal, después ``os.replace``: el rename es atómico dentro del mismo
+    """Primero un archivo temporal, después ``os.replace``: el cambio de nombre es atómico dentro del mismo
     sistema de archivos, así que en ``path`` nunca queda un archivo escrito a medias."""
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:

@@ -24,7 +24,7 @@ def notebook():
 def shown_text(monkeypatch, guess, outcome):
     """Lo que ``comparar`` muestra, en su versión de texto."""
     shown = []
-    monkeypatch.setattr("harness.lesson._show_raw", shown.append)
+    monkeypatch.setattr("harness.display._show_raw", shown.append)
     comparar(guess, outcome)
     return "\n".join(bundle["text/plain"] for bundle in shown)
 
