@@ -1,0 +1,316 @@
+"""Contener una corrida del agente que se juzga: ningún proceso suyo la sobrevive y su salida tiene tope.
+
+Cada corrida arranca en su propio grupo de procesos (``start_new_session``), sin entrada estándar, con
+una marca propia en el entorno (``CONFORMIDAD_CORRIDA``). Al terminar (o al vencer su plazo, o al pasar
+su salida del tope) se mata con SIGKILL todo lo que sea de ella:
+
+- su grupo de procesos entero;
+- en Linux, todo proceso que lleve su marca en el entorno o que tenga abierto uno de sus pipes, aunque
+  haya dejado el grupo (``setsid``, doble fork);
+- y este proceso se declara *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano
+  pasa a ser hijo suyo, no de init, así que ``kill_adopted`` lo encuentra al final de la suite aunque
+  haya borrado su entorno y cerrado sus pipes.
+
+Un hijo que deja abierta la salida no hace esperar a la fila: la corrida termina cuando termina el
+proceso del agente, no cuando se cierra el pipe. Fuera de Linux quedan el grupo y el plazo (ver
+``docs``/el informe: sin /proc no hay cómo encontrar a quien dejó el grupo).
+"""
+
+import ctypes
+import multiprocessing
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from typing import NamedTuple
+
+# La marca de cada corrida en el entorno del agente (y de todo lo que lance sin borrarla).
+RUN_MARK = "CONFORMIDAD_CORRIDA"
+# Cuánto de cada flujo se guarda: la lección imprime menos de 2 KiB; más de esto es un agente roto.
+OUTPUT_CAP = 4 * 1024 * 1024
+# Lo que se espera, tras matar todo lo de la corrida, a que sus pipes lleguen al final.
+DRAIN_SECONDS = 2.0
+_PR_SET_CHILD_SUBREAPER = 36
+_LINUX = sys.platform.startswith("linux") and os.path.isdir("/proc")
+
+# Los procesos que arrancó este módulo y siguen vivos: kill_adopted no los toca (son de una fila).
+_started = set()
+_started_lock = threading.Lock()
+
+
+class Outcome(NamedTuple):
+    """Lo que dejó una corrida contenida. ``ended``: «exit» (terminó sola), «timeout» (no terminó en su
+    plazo) u «overflow» (su salida pasó del tope: se cortó y se detuvo)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    ended: str
+
+    @property
+    def finished(self):
+        return self.ended == "exit"
+
+
+def become_subreaper():
+    """En Linux, este proceso adopta a los huérfanos de sus descendientes. True si quedó así."""
+    if not _LINUX:
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
+    """Corre ``args`` en ``cwd`` con ``env`` y devuelve su ``Outcome``; al volver, no queda vivo ningún
+    proceso de la corrida que se pueda encontrar (grupo, marca, pipes)."""
+    if os.name != "posix":
+        return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
+    become_subreaper()
+    mark = uuid.uuid4().hex
+    with _started_lock:
+        proc = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env={**env, RUN_MARK: mark},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        _started.add(proc.pid)
+    reader = _Reader(proc, cap)
+    try:
+        ended = reader.wait_exit(timeout)
+    finally:
+        _kill_run(proc, mark, reader.pipe_inodes)
+        proc.wait()
+        with _started_lock:
+            _started.discard(proc.pid)
+        reader.drain(DRAIN_SECONDS, lambda: _kill_run(proc, mark, reader.pipe_inodes))
+    out, err = reader.text()
+    return Outcome(proc.returncode if ended == "exit" else -1, out, err, ended)
+
+
+def _run_plain(args, *, cwd, env, timeout):
+    """Fuera de POSIX (Windows): sin grupos de procesos ni pipes sin bloqueo; el plazo sí se respeta
+    y el proceso se mata al vencer, pero la salida no tiene tope y un nieto puede sobrevivir."""
+    proc = subprocess.Popen(
+        args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        ended = "exit"
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        ended = "timeout"
+    decode = lambda b: b.decode("utf-8", "replace")  # noqa: E731
+    return Outcome(proc.returncode if ended == "exit" else -1, decode(out), decode(err), ended)
+
+
+class _Reader:
+    """Lee stdout y stderr a la vez, sin bloquear, guardando hasta ``cap`` bytes de cada uno."""
+
+    def __init__(self, proc, cap):
+        self.proc, self.cap = proc, cap
+        self.data = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+        self.dropped = dict.fromkeys(self.data, 0)
+        self.pipe_inodes = {os.fstat(fd).st_ino for fd in self.data}
+        self.selector = selectors.DefaultSelector()
+        for fd in self.data:
+            os.set_blocking(fd, False)
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.pidfd = _pidfd(proc.pid)
+        if self.pidfd is not None:
+            self.selector.register(self.pidfd, selectors.EVENT_READ)
+
+    def wait_exit(self, timeout):
+        """Lee hasta que el proceso del agente termina: «exit», «timeout» u «overflow»."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                return "exit"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            # Con pidfd, el fin del proceso despierta al selector; sin él, se mira cada tanto.
+            self._read_ready(min(left, 5.0 if self.pidfd is not None else 0.05))
+            if any(self.dropped.values()):
+                return "overflow"
+
+    def drain(self, seconds, kill_again):
+        """Lo que quedó en los pipes, hasta que se cierran (o ``seconds``, matando otra vez a quien
+        los tenga abiertos: un proceso que los heredó sin quedar en el grupo ni con la marca)."""
+        deadline = time.monotonic() + seconds
+        while self.selector.get_map() and len(self.selector.get_map()) > (self.pidfd is not None):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self._read_ready(min(left, 0.2))
+            kill_again()
+        self.selector.close()
+        for fd in (self.proc.stdout, self.proc.stderr):
+            fd.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+    def _read_ready(self, timeout):
+        for key, _ in self.selector.select(timeout):
+            if key.fd == self.pidfd:
+                continue
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self.selector.unregister(key.fd)
+                continue
+            kept = self.data[key.fd]
+            room = self.cap - len(kept)
+            kept += chunk[: max(room, 0)]
+            self.dropped[key.fd] += max(len(chunk) - max(room, 0), 0)
+
+    def text(self):
+        """(stdout, stderr) como texto; lo que pasó del tope se dice en la última línea de cada uno."""
+        out = []
+        for fd, kept in self.data.items():
+            text = kept.decode("utf-8", "replace")
+            if self.dropped[fd]:
+                text += (
+                    f"\n[conformidad] la salida pasó de {self.cap // (1024 * 1024)} MiB: se descartó "
+                    "el resto y se detuvo la corrida\n"
+                )
+            out.append(text)
+        return out[0], out[1]
+
+
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _kill_run(proc, mark, pipe_inodes):
+    """SIGKILL al grupo de la corrida y, en Linux, a todo proceso con su marca o con uno de sus pipes;
+    los que quedan huérfanos (hijos de este proceso, que es subreaper) se recogen."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if not _LINUX:
+        return
+    for _ in range(50):  # quien hace fork en bucle puede dejar un hijo nuevo entre dos pasadas
+        found = [pid for pid in _own_pids() if pid != proc.pid and _belongs(pid, mark, pipe_inodes)]
+        if not found:
+            break
+        for pid in found:
+            _kill(pid)
+    _reap_children(exclude=_protected())
+
+
+def _own_pids():
+    """Los procesos de este usuario (los de otro no se pueden matar, ni leer su entorno)."""
+    me, uid = os.getpid(), os.getuid()
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != me:
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    yield int(name)
+            except OSError:
+                continue
+
+
+def _belongs(pid, mark, pipe_inodes):
+    """¿Es ``pid`` de la corrida? Lleva su marca en el entorno, o tiene abierto uno de sus pipes."""
+    if _state(pid) == "Z":
+        return False
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            if f"{RUN_MARK}={mark}".encode() in f.read().split(b"\0"):
+                return True
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("pipe:[") and int(link[6:-1]) in pipe_inodes:
+                return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def _stat_fields(pid):
+    """(estado, ppid) de ``/proc/PID/stat``, o None si el proceso ya no está."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            rest = f.read().rpartition(")")[2].split()
+        return rest[0], int(rest[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _state(pid):
+    fields = _stat_fields(pid)
+    return fields and fields[0]
+
+
+def _kill(pid):
+    """SIGKILL por pidfd cuando se puede: así un pid reciclado entre mirar y matar no recibe la señal."""
+    fd = _pidfd(pid)
+    try:
+        if fd is not None:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _children():
+    me = os.getpid()
+    return [pid for pid in _own_pids() if (_stat_fields(pid) or ("", 0))[1] == me]
+
+
+def _protected():
+    """Los hijos de este proceso que no son huérfanos adoptados: las corridas en curso y los
+    trabajadores de ``multiprocessing``."""
+    with _started_lock:
+        mine = set(_started)
+    return mine | {p.pid for p in multiprocessing.active_children()}
+
+
+def _reap_children(exclude):
+    """Recoge a los hijos de este proceso que ya terminaron (huérfanos adoptados y ya muertos)."""
+    for pid in _children():
+        if pid not in exclude and _state(pid) == "Z":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def kill_adopted():
+    """Al final de la suite: SIGKILL a todo huérfano adoptado que siga vivo (uno que dejó el grupo y
+    borró su marca), y recogerlo. Devuelve cuántos había."""
+    if not _LINUX:
+        return 0
+    protected = _protected()
+    orphans = [pid for pid in _children() if pid not in protected and _state(pid) != "Z"]
+    for pid in orphans:
+        _kill(pid)
+    for pid in orphans:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    _reap_children(exclude=_protected())
+    return len(orphans)
