@@ -45,10 +45,12 @@ def _tree(root, skip):
 
 class Watch:
     """Una foto antes de la corrida; ``changes()`` la compara con el disco de después. ``folders``:
-    {carpeta: cómo se nombra en el informe}; ``sandbox``: la raíz de la fila (o None)."""
+    {carpeta: cómo se nombra en el informe}; ``sandbox``: la raíz de la fila que contiene ``workdir``
+    (o None: entonces solo se miran ``folders``); ``layout``: los nombres de sus carpetas."""
 
-    def __init__(self, folders, sandbox, layout):
+    def __init__(self, folders, workdir, sandbox, layout):
         above, work, home, tmp = layout
+        self.workdir = workdir
         self.folders = {(folder, label): _entries(folder) for folder, label in folders.items()}
         self.sandbox, self.home = sandbox, home
         # Lo que la raíz de la fila tiene por diseño: lo demás lo puso el agente.
@@ -74,10 +76,12 @@ class Watch:
             for path in sorted((after - self.before) - self.expected):
                 found.append(self._said(path, "escribió"))
             for path in sorted(self.expected - after):
-                found.append(f"borró la carpeta {path} que rodea la de trabajo")
+                shown = os.path.relpath(os.path.join(self.sandbox, path), self.workdir)
+                found.append(f"borró {shown} (una carpeta alrededor de la de trabajo)")
         return found
 
     def _said(self, path, verb):
         if path.split(os.sep)[0] == self.home:
-            return f"{verb} {os.path.relpath(path, self.home)} en su HOME (~/)"
-        return f"{verb} {path} fuera de la carpeta de trabajo (junto a ella o más arriba)"
+            return f"{verb} ~/{os.path.relpath(path, self.home)} (en su HOME)"
+        shown = os.path.relpath(os.path.join(self.sandbox, path), self.workdir)
+        return f"{verb} {shown} (fuera de la carpeta de trabajo)"

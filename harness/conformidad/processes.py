@@ -27,9 +27,18 @@ from harness.runner import AgentRun, agent_command
 from . import outside
 from .containment import run_contained
 
-TIMEOUT = 60  # una red de seguridad, no una medida: una corrida sana tarda décimas de segundo
-# Corridas seguidas que no terminan (plazo vencido o salida sin fin) antes de detener la suite.
-HANG_LIMIT = 2
+
+def _timeout(text, default=45):
+    return int(text) if (text or "").isdigit() and int(text) > 0 else default
+
+
+# Una red de seguridad, no una medida: una corrida sana tarda décimas de segundo. CONFORMIDAD_TIMEOUT
+# (segundos) la cambia: las pruebas de un agente que se cuelga no esperan dos minutos.
+TIMEOUT = _timeout(os.environ.get("CONFORMIDAD_TIMEOUT"))
+# Corridas seguidas que no terminan (plazo vencido o salida sin fin) antes de detener la suite; y en
+# total, para un agente que se cuelga solo a veces (cada --resume, por ejemplo): con el plazo de
+# siempre, la suite de un agente que se cuelga termina en menos de HANG_TOTAL × TIMEOUT, unos 2 min.
+HANG_LIMIT, HANG_TOTAL = 2, 3
 _MISSING = re.compile(re.escape(NOT_WRITTEN) + r" (\S+)")
 
 
@@ -47,9 +56,9 @@ class Bounds:
     """Lo que comparten las filas de una suite: la racha de corridas que no terminaron y lo que se
     escribió fuera de la carpeta de trabajo. Seguro entre hilos (las filas pueden correr en paralelo)."""
 
-    def __init__(self, limit=HANG_LIMIT):
-        self.limit, self._lock = limit, threading.Lock()
-        self._streak, self.stopped, self._found = 0, "", {}
+    def __init__(self, limit=HANG_LIMIT, total=HANG_TOTAL):
+        self.limit, self.total, self._lock = limit, total, threading.Lock()
+        self._streak, self._hung, self.stopped, self._found = 0, 0, "", {}
 
     def check(self):
         """Antes de cada corrida: si la suite ya se detuvo, ``SuiteStopped``."""
@@ -58,11 +67,14 @@ class Bounds:
 
     def record(self, outcome):
         """Después de cada corrida: una que terminó corta la racha; la ``limit``-ésima seguida que no
-        terminó detiene la suite."""
+        terminó, o la ``total``-ésima en toda la suite, la detiene."""
         with self._lock:
             self._streak = 0 if outcome.finished else self._streak + 1
-            if self._streak >= self.limit and not self.stopped:
-                self.stopped = stop_line(outcome.ended, self.limit)
+            self._hung += not outcome.finished
+            if not self.stopped and self._streak >= self.limit:
+                self.stopped = stop_line(outcome.ended, f"en {self.limit} corridas seguidas")
+            elif not self.stopped and self._hung >= self.total:
+                self.stopped = stop_line(outcome.ended, f"en {self.total} corridas")
         self.check()
 
     def found(self, findings):
@@ -76,14 +88,14 @@ class Bounds:
             return list(self._found)
 
 
-def stop_line(ended, limit):
-    """La línea con la que se detiene la suite."""
+def stop_line(ended, how_often):
+    """La línea con la que se detiene la suite (``how_often``: «en 2 corridas seguidas»)."""
     if ended == "overflow":
         why = "imprimió sin fin (se cortó su salida al llegar al tope)"
     else:
         why = f"no terminó en {TIMEOUT} s"
     return (
-        f"La suite se detiene: el agente {why} en {limit} corridas seguidas, y cada fila que sigue "
+        f"La suite se detiene: el agente {why} {how_often}, y cada fila que sigue "
         "esperaría lo mismo. ¿Un bucle sin fin, o espera algo que nunca llega (la entrada estándar, la "
         "red, un candado)? Córrelo a mano en una carpeta vacía y mira dónde se queda."
     )
@@ -161,7 +173,7 @@ def watched_folders(ctx):
 def _contained(ctx, args, workdir, env):
     """Una corrida contenida de ``args``: su ``AgentRun``, con los límites de la suite aplicados."""
     ctx.bounds.check()
-    watch = outside.Watch(watched_folders(ctx), _sandbox(workdir), (ABOVE, WORK, HOME, TMP))
+    watch = outside.Watch(watched_folders(ctx), workdir, _sandbox(workdir), (ABOVE, WORK, HOME, TMP))
     outcome = run_contained(args, cwd=workdir, env=_environment(env, workdir), timeout=TIMEOUT)
     ctx.bounds.found(watch.changes())
     stderr = outcome.stderr
