@@ -89,7 +89,7 @@ def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
     try:
         ended = reader.wait_exit(timeout)
     finally:
-        _kill_run(proc, mark, reader.pipe_inodes)
+        _kill_run(proc, mark)
         proc.wait()
         with _started_lock:
             _started.discard(proc.pid)
@@ -145,24 +145,29 @@ class _Reader:
             if any(self.dropped.values()):
                 return "overflow"
 
-    def drain(self, seconds, kill_again):
-        """Lo que quedó en los pipes, hasta que se cierran (o ``seconds``, matando otra vez a quien
-        los tenga abiertos: un proceso que los heredó sin quedar en el grupo ni con la marca)."""
+    def drain(self, seconds, kill_holders):
+        """Lo que quedó en los pipes, hasta que se cierran (o ``seconds``). Si tardan, es que alguien
+        más los tiene abiertos (heredados, sin quedar en el grupo ni con la marca): ``kill_holders``."""
         deadline = time.monotonic() + seconds
-        while self.selector.get_map() and len(self.selector.get_map()) > (self.pidfd is not None):
+        while self._pipes_open():
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            self._read_ready(min(left, 0.2))
-            kill_again()
+            if not self._read_ready(min(left, 0.1)):
+                kill_holders()
         self.selector.close()
-        for fd in (self.proc.stdout, self.proc.stderr):
-            fd.close()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            pipe.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
 
+    def _pipes_open(self):
+        return any(key.fd != self.pidfd for key in self.selector.get_map().values())
+
     def _read_ready(self, timeout):
-        for key, _ in self.selector.select(timeout):
+        """Lee lo que esté listo (esperando hasta ``timeout``); False si no llegó nada."""
+        ready = self.selector.select(timeout)
+        for key, _ in ready:
             if key.fd == self.pidfd:
                 continue
             try:
@@ -176,6 +181,7 @@ class _Reader:
             room = self.cap - len(kept)
             kept += chunk[: max(room, 0)]
             self.dropped[key.fd] += max(len(chunk) - max(room, 0), 0)
+        return bool(ready)
 
     def text(self):
         """(stdout, stderr) como texto; lo que pasó del tope se dice en la última línea de cada uno."""
@@ -198,34 +204,32 @@ def _pidfd(pid):
         return None
 
 
-def _kill_run(proc, mark, pipe_inodes):
-    """SIGKILL al grupo de la corrida y, en Linux, a todo proceso con su marca o con uno de sus pipes;
-    los que quedan huérfanos (hijos de este proceso, que es subreaper) se recogen."""
+def _kill_run(proc, mark, pipe_inodes=frozenset()):
+    """SIGKILL al grupo de la corrida y, en Linux, a todo proceso con su marca (o con uno de sus pipes,
+    si se dan sus ``pipe_inodes``: mirar los descriptores de cada proceso cuesta más, y solo hace falta
+    si los pipes no se cierran); los que quedan huérfanos (hijos de este proceso, subreaper) se recogen."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     if not _LINUX:
         return
+    killed = False
     for _ in range(50):  # quien hace fork en bucle puede dejar un hijo nuevo entre dos pasadas
         found = [pid for pid in _own_pids() if pid != proc.pid and _belongs(pid, mark, pipe_inodes)]
         if not found:
             break
+        killed = True
         for pid in found:
             _kill(pid)
-    _reap_children(exclude=_protected())
+    if killed:  # los que mató quedan como zombis hijos de este proceso (es subreaper): se recogen
+        _reap_children(exclude=_protected())
 
 
 def _own_pids():
-    """Los procesos de este usuario (los de otro no se pueden matar, ni leer su entorno)."""
-    me, uid = os.getpid(), os.getuid()
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != me:
-            try:
-                if os.stat(f"/proc/{name}").st_uid == uid:
-                    yield int(name)
-            except OSError:
-                continue
+    """Los procesos de la máquina, salvo este (leer el entorno de uno ajeno falla, y se salta)."""
+    me = os.getpid()
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != me]
 
 
 def _belongs(pid, mark, pipe_inodes):
@@ -236,7 +240,7 @@ def _belongs(pid, mark, pipe_inodes):
         with open(f"/proc/{pid}/environ", "rb") as f:
             if f"{RUN_MARK}={mark}".encode() in f.read().split(b"\0"):
                 return True
-        for fd in os.listdir(f"/proc/{pid}/fd"):
+        for fd in os.listdir(f"/proc/{pid}/fd") if pipe_inodes else ():
             link = os.readlink(f"/proc/{pid}/fd/{fd}")
             if link.startswith("pipe:[") and int(link[6:-1]) in pipe_inodes:
                 return True
