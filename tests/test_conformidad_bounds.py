@@ -7,6 +7,7 @@ filas pasan, y lo único que se juzga es la cota. Las esperas son por eventos (u
 un pid anotado antes de que el agente salga); los plazos son solo la red de seguridad.
 """
 
+import inspect
 import os
 import subprocess
 import sys
@@ -69,12 +70,15 @@ def alive(pid):
     """¿Sigue vivo (y no es un zombi) el proceso ``pid`` que dejó el agente hostil?"""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            if SLEEPER_MARK.encode() not in f.read():
+            if b"durmiente-de-la-prueba" not in f.read():  # SLEEPER_MARK
                 return False  # ya no está (o el pid es de otro proceso)
         with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
             return f.read().rpartition(")")[2].split()[0] != "Z"
     except OSError:
         return False
+
+
+ALIVE = inspect.getsource(alive)  # la misma función dentro del agente hostil
 
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="usa /proc (solo Linux)")
@@ -85,6 +89,10 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="us
 # Tres maneras de escaparse; cada hijo anota su pid (el agente lo escribe antes de salir).
 ESCAPES = """
 pids = os.environ["PIDS_DEL_HOSTIL"]
+# Los hijos de una corrida anterior: si alguno sigue vivo, sobrevivió a su corrida.
+for name in os.listdir(pids):
+    if name.isdigit() and alive(int(name)):
+        open(os.path.join(pids, "sobrevivió-" + name), "w").close()
 sleeper = [sys.executable, "-c", {sleeper!r}]
 kids = [
     subprocess.Popen(sleeper),  # en el grupo, con la salida abierta
@@ -103,10 +111,12 @@ for kid in kids:
 def test_children_that_escape_the_run_die_with_it_and_do_not_hold_the_row(tmp_path):
     pids = tmp_path / "pids"
     pids.mkdir()
-    agent = hostile(tmp_path, ESCAPES.format(sleeper=SLEEPER, run=RUN_REFERENCE))
+    agent = hostile(tmp_path, ESCAPES.format(sleeper=SLEEPER, run=RUN_REFERENCE), top=ALIVE)
     code, out, err, _ = conformidad(agent, "--solo", "terminal", env={"PIDS_DEL_HOSTIL": str(pids)})
-    left = sorted(int(p.name) for p in pids.iterdir())
+    left = sorted(int(p.name) for p in pids.iterdir() if p.name.isdigit())
     assert len(left) == 3 * 2, err  # dos corridas, tres hijos cada una
+    # Ninguno sobrevivió a su corrida (lo mira la segunda corrida) ni a la suite.
+    assert sorted(p.name for p in pids.iterdir() if not p.name.isdigit()) == []
     assert [pid for pid in left if alive(pid)] == []
     # Los hijos con la salida abierta no hicieron esperar a las filas su plazo: las dos pasan.
     assert code == 0, out + err

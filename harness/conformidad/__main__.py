@@ -13,7 +13,7 @@ import shlex
 import sys
 
 from .checks import CHECKS
-from .containment import kill_adopted
+from .containment import kill_adopted, own_children
 from .processes import Context, SuiteStopped, import_problem
 from .report import all_passed, piece_text, summary
 from .rows import judged
@@ -112,6 +112,7 @@ def main(argv=None):
     agent = os.path.abspath(args.agente) if args.agente else None
     command = command_words(args.comando) if args.comando else ()
     ctx = Context(agent, env, args.varias_llamadas, command)
+    own_children()  # los hijos de este proceso son todos de las corridas: un huérfano muere con la suya
     try:
         return _run(ctx, args.solo)
     finally:

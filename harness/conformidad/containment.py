@@ -8,8 +8,9 @@ su salida del tope) se mata con SIGKILL todo lo que sea de ella:
 - en Linux, todo proceso que lleve su marca en el entorno o que tenga abierto uno de sus pipes, aunque
   haya dejado el grupo (``setsid``, doble fork);
 - y este proceso se declara *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano
-  pasa a ser hijo suyo, no de init, así que ``kill_adopted`` lo encuentra al final de la suite aunque
-  haya borrado su entorno y cerrado sus pipes.
+  pasa a ser hijo suyo, no de init, así que ``kill_adopted`` lo encuentra aunque haya borrado su
+  entorno y cerrado sus pipes: al terminar cada corrida si la suite corre como programa
+  (``own_children``), y al final de la suite siempre.
 
 Un hijo que deja abierta la salida no hace esperar a la fila: la corrida termina cuando termina el
 proceso del agente, no cuando se cierra el pipe. Fuera de Linux quedan el grupo y el plazo (ver
@@ -93,6 +94,8 @@ def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
         proc.wait()
         with _started_lock:
             _started.discard(proc.pid)
+        if _owns_children:
+            kill_adopted()
         reader.drain(DRAIN_SECONDS, lambda: _kill_run(proc, mark, reader.pipe_inodes))
     out, err = reader.text()
     return Outcome(proc.returncode if ended == "exit" else -1, out, err, ended)
@@ -302,15 +305,27 @@ def _reap_children(exclude):
                 pass
 
 
+def own_children():
+    """Quien corre la suite como programa (``python -m harness.conformidad``) lo declara: todo hijo
+    suyo que no arrancó ``run_contained`` es un huérfano de una corrida, y muere al terminar cada
+    corrida. Dentro de pytest o de un notebook no: ahí otros hijos (un servidor de prueba) son ajenos."""
+    global _owns_children
+    _owns_children = True
+
+
+_owns_children = False
+
+
 def kill_adopted():
-    """Al final de la suite: SIGKILL a todo huérfano adoptado que siga vivo (uno que dejó el grupo y
-    borró su marca), y recogerlo. Devuelve cuántos había."""
+    """SIGKILL a todo huérfano adoptado que siga vivo (uno que dejó el grupo, borró su marca y cerró
+    sus pipes), y recogerlo. Devuelve cuántos había."""
     if not _LINUX:
         return 0
-    protected = _protected()
-    orphans = [pid for pid in _children() if pid not in protected and _state(pid) != "Z"]
-    for pid in orphans:
-        _kill(pid)
+    with _started_lock:  # ninguna corrida arranca a medias mientras tanto: su hijo no se toma por huérfano
+        protected = set(_started) | {p.pid for p in multiprocessing.active_children()}
+        orphans = [pid for pid in _children() if pid not in protected and _state(pid) != "Z"]
+        for pid in orphans:
+            _kill(pid)
     for pid in orphans:
         try:
             os.waitpid(pid, 0)
