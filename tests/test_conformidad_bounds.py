@@ -288,6 +288,7 @@ def test_the_command_line_wants_an_agent_or_a_command_but_not_both():
         [REFERENCE_AGENT, "--comando", "node agent.js"],
         ["--comando", ""],
         ["--comando", '"node'],
+        ["--comando", "no-existe-este-programa agent.js"],
     ):
         code, out, err, _ = conformidad(*args)
         assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, (args, err)

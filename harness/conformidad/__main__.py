@@ -10,6 +10,7 @@ escribió o borró fuera de su carpeta de trabajo es una sección más del infor
 import argparse
 import os
 import shlex
+import shutil
 import sys
 
 from .checks import CHECKS
@@ -74,12 +75,15 @@ def _problem(args):
         )
     if args.agente and not os.path.isfile(args.agente):
         return f"No existe el archivo {args.agente}: pásale la ruta de un agent.py."
-    if args.comando is not None:
+    if args.comando:
         try:
-            if not shlex.split(args.comando):
-                return '--comando está vacío: pásale el comando que corre el agente, p. ej. "node agent.js".'
+            words = shlex.split(args.comando)
         except ValueError:
             return f"--comando {args.comando}: las comillas no cierran."
+        if not words:
+            return '--comando está vacío: pásale el comando que corre el agente, p. ej. "node agent.js".'
+        if shutil.which(words[0]) is None:
+            return f"--comando {args.comando}: no se encuentra el programa {words[0]} (¿está instalado y en el PATH?)."
     bad = [pair for pair in args.entorno if "=" not in pair]
     return f"--entorno {bad[0]}: usa NOMBRE=VALOR." if bad else ""
 

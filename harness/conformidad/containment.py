@@ -29,6 +29,8 @@ import time
 import uuid
 from typing import NamedTuple
 
+from harness.errors import os_reason
+
 # La marca de cada corrida en el entorno del agente (y de todo lo que lance sin borrarla).
 RUN_MARK = "CONFORMIDAD_CORRIDA"
 # Cuánto de cada flujo se guarda: la lección imprime menos de 2 KiB; más de esto es un agente roto.
@@ -76,15 +78,18 @@ def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
     become_subreaper()
     mark = uuid.uuid4().hex
     with _started_lock:
-        proc = subprocess.Popen(
-            args,
-            cwd=cwd,
-            env={**env, RUN_MARK: mark},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                args,
+                cwd=cwd,
+                env={**env, RUN_MARK: mark},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as err:  # el programa no existe o no se puede ejecutar: como en la terminal, 127
+            return Outcome(127, "", f"no se pudo lanzar {args[0]}: {os_reason(err)}", "exit")
         _started.add(proc.pid)
     reader = _Reader(proc, cap)
     try:
