@@ -10,10 +10,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 from seed_text import transcript
+from test_conformidad_cli import conformidad as _conformidad
 
 from harness.conformidad.processes import Context, driver_missing
 from harness.runner import agent_command
@@ -34,21 +34,14 @@ def node():
     return path
 
 
+def conformidad(*args):
+    return _conformidad(*args, cwd=ROOT)  # «node tests/data/…» es relativo a la raíz
+
+
 def run_node(node, workdir, agent=NODE_AGENT, **options):
     args, env = agent_command(workdir, command=[node, agent], **options)
     return subprocess.run(
         args, cwd=workdir, env=env, capture_output=True, text=True, encoding="utf-8", timeout=60
-    )
-
-
-def conformidad(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "harness.conformidad", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=600,
-        cwd=ROOT,
     )
 
 
