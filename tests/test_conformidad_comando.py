@@ -91,3 +91,12 @@ def test_a_command_that_names_a_file_here_runs_it_from_the_work_folder(node):
     # «node tests/data/…» es relativo a donde se corre la suite; el agente corre en otra carpeta.
     done = conformidad("--comando", "node tests/data/node_agent/agent.js", "--solo", "terminal")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_node_agent_with_a_syntax_error_is_one_spanish_line_with_its_line_number(node, tmp_path):
+    agent = tmp_path / "agent.js"
+    agent.write_text('"use strict";\nconst fs = require("fs");\nfunction (\n', encoding="utf-8")
+    done = conformidad("--comando", f"node {agent}")
+    assert done.returncode == 1 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("agent.js, línea 3: error de sintaxis") and "«function (»" in done.stderr

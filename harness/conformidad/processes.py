@@ -233,12 +233,34 @@ def call(ctx, workdir, function, *args):
 
 def import_problem(ctx):
     """Antes de la primera fila: '' si el agente se importa; si no, una línea en español con el
-    archivo y la línea del error (de sintaxis o lo que lance al importarse). Con ``--comando``, ''."""
-    if driver_missing(ctx):
-        return ""
+    archivo y la línea del error (de sintaxis o lo que lance al importarse). Con ``--comando`` solo se
+    revisa la sintaxis de un ``node archivo.js`` (``node --check``); otro comando, ''."""
+    if ctx.command:
+        return _node_syntax(ctx)
     with scratch() as workdir:
         result = _driver(ctx, workdir, {"agent": os.path.abspath(ctx.agent), "function": None, "args": []})
     return "" if "value" in result else import_line(os.path.basename(ctx.agent), result)
+
+
+_NODE_WHERE = re.compile(r"^(.*):(\d+)$")
+
+
+def _node_syntax(ctx):
+    """La línea de un ``node agent.js`` con un error de sintaxis (lo que dice ``node --check``), o ''."""
+    program, *rest = ctx.command
+    scripts = [a for a in rest if a.endswith((".js", ".cjs", ".mjs")) and os.path.isfile(a)]
+    if os.path.basename(program) not in ("node", "node.exe") or not scripts:
+        return ""
+    with scratch() as workdir:
+        done = _contained(ctx, [program, "--check", scripts[0]], workdir, dict(os.environ))
+    lines = done.stderr.splitlines()
+    found = _NODE_WHERE.match(lines[0]) if lines else None
+    if done.returncode == 0 or not found:
+        return ""
+    code = lines[1].strip() if len(lines) > 1 else ""
+    return import_line(
+        os.path.basename(found[1]), {"error": "SyntaxError", "line": int(found[2]), "code": code}
+    )
 
 
 def import_line(name, result):
