@@ -241,9 +241,8 @@ def _own_pids():
 
 
 def _belongs(pid, mark, pipe_inodes):
-    """¿Es ``pid`` de la corrida? Lleva su marca en el entorno, o tiene abierto uno de sus pipes."""
-    if _state(pid) == "Z":
-        return False
+    """¿Es ``pid`` de la corrida? Lleva su marca en el entorno, o tiene abierto uno de sus pipes (un
+    zombi no tiene ni entorno ni descriptores: no cuenta)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             if f"{RUN_MARK}={mark}".encode() in f.read().split(b"\0"):
