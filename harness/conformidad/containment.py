@@ -7,14 +7,18 @@ su salida del tope) se mata con SIGKILL todo lo que sea de ella:
 - su grupo de procesos entero;
 - en Linux, todo proceso que lleve su marca en el entorno o que tenga abierto uno de sus pipes, aunque
   haya dejado el grupo (``setsid``, doble fork);
-- y este proceso se declara *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano
-  pasa a ser hijo suyo, no de init, así que ``kill_adopted`` lo encuentra aunque haya borrado su
-  entorno y cerrado sus pipes: al terminar cada corrida si la suite corre como programa
-  (``own_children``), y al final de la suite siempre.
+- y, cuando la suite corre como programa (``own_children``), ese proceso se declara *child subreaper*
+  (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano pasa a ser hijo suyo, no de init, así que
+  ``kill_adopted`` lo encuentra al terminar cada corrida aunque haya borrado su entorno y cerrado sus
+  pipes.
 
 Un hijo que deja abierta la salida no hace esperar a la fila: la corrida termina cuando termina el
-proceso del agente, no cuando se cierra el pipe. Fuera de Linux quedan el grupo y el plazo (ver
-``docs``/el informe: sin /proc no hay cómo encontrar a quien dejó el grupo).
+proceso del agente, no cuando se cierra el pipe. En macOS quedan el grupo, el tope y el plazo (sin
+/proc no hay cómo encontrar a quien dejó el grupo); en Windows, solo el plazo (``_run_plain``).
+
+No se usa un espacio de nombres de PID (``unshare --pid``): el agente sería el PID 1 de ese espacio,
+que ignora SIGINT y SIGTERM sin manejador (las filas de señales medirían otra cosa), y un init
+intermedio costaría un proceso más por corrida y escondería la señal que mató al agente.
 """
 
 import ctypes
@@ -75,7 +79,6 @@ def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
     proceso de la corrida que se pueda encontrar (grupo, marca, pipes)."""
     if os.name != "posix":
         return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
-    become_subreaper()
     mark = uuid.uuid4().hex
     with _started_lock:
         try:
@@ -312,9 +315,10 @@ def _reap_children(exclude):
 def own_children():
     """Quien corre la suite como programa (``python -m harness.conformidad``) lo declara: todo hijo
     suyo que no arrancó ``run_contained`` es un huérfano de una corrida, y muere al terminar cada
-    corrida. Dentro de pytest o de un notebook no: ahí otros hijos (un servidor de prueba) son ajenos."""
+    corrida. Dentro de pytest o de un notebook no: ahí otros hijos (un servidor de prueba) son ajenos,
+    y ese proceso tampoco se vuelve subreaper (adoptaría huérfanos que nadie recoge)."""
     global _owns_children
-    _owns_children = True
+    _owns_children = become_subreaper() or _owns_children
 
 
 _owns_children = False
