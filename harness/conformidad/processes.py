@@ -25,7 +25,7 @@ from harness.contract import NOT_WRITTEN
 from harness.runner import AgentRun, agent_command
 
 from . import outside
-from .containment import run_contained
+from .containment import OUTPUT_CAP, run_contained
 
 
 def _timeout(text, default=45):
@@ -91,13 +91,14 @@ class Bounds:
 def stop_line(ended, how_often):
     """La línea con la que se detiene la suite (``how_often``: «en 2 corridas seguidas»)."""
     if ended == "overflow":
-        why = "imprimió sin fin (se cortó su salida al llegar al tope)"
+        why = f"imprimió sin fin (más de {OUTPUT_CAP // (1024 * 1024)} MiB: se cortó su salida)"
+        ask = "¿Un print dentro de un bucle que no termina?"
     else:
         why = f"no terminó en {TIMEOUT} s"
+        ask = "¿Un bucle sin fin, o espera algo que nunca llega (la red, un candado, otro proceso)?"
     return (
-        f"La suite se detiene: el agente {why} {how_often}, y cada fila que sigue "
-        "esperaría lo mismo. ¿Un bucle sin fin, o espera algo que nunca llega (la entrada estándar, la "
-        "red, un candado)? Córrelo a mano en una carpeta vacía y mira dónde se queda."
+        f"La suite se detiene: el agente {why} {how_often}, y cada fila que sigue esperaría lo mismo. "
+        f"{ask} Córrelo a mano en una carpeta vacía y mira dónde se queda."
     )
 
 
