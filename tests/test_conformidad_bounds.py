@@ -149,7 +149,7 @@ while True:
 
 @linux_only
 def test_an_endless_printer_is_cut_at_the_cap_and_stops_the_suite_in_one_line(tmp_path):
-    code, out, err, rss = conformidad(hostile(tmp_path, PRINTER))
+    code, out, err, rss = conformidad(hostile(tmp_path, PRINTER), "--solo", "puntos")
     assert code == 1
     assert err.splitlines() == [
         processes.stop_line("overflow", f"en {processes.HANG_LIMIT} corridas seguidas")
