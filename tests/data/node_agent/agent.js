@@ -12,7 +12,7 @@
 
 const fs = require("fs");
 const { makeScriptedClient } = require("./scripted_model");
-const { READ_ONLY, runTool, prepareTaskFiles } = require("./tools");
+const { READ_ONLY, REASONS, runTool, prepareTaskFiles } = require("./tools");
 
 const CHECKPOINT_PATH = "checkpoint.json";
 const EFFECTS_PATH = "effects.json";
@@ -248,9 +248,18 @@ async function main() {
       console.log(`[kill] ${err.message}`);
       return 137;
     }
-    console.error(err.message); // un error esperado: una línea, sin traza
+    console.error(failureLine(err)); // un error esperado: una línea en español, sin traza
     return 1;
   }
+}
+
+// Un error del sistema de archivos de Node (con code y syscall) viene en inglés: se dice en español.
+const ACTIONS = { open: "abrir", rename: "renombrar", rm: "borrar", unlink: "borrar", write: "escribir en", read: "leer", copyfile: "copiar" };
+
+function failureLine(err) {
+  if (!err.code || !err.syscall) return err.message;
+  const reason = REASONS[err.code] || `error del sistema ${err.code}`;
+  return `No se pudo ${ACTIONS[err.syscall] || err.syscall} ${err.path || ""}: ${reason}. Se detuvo ahí: cuando se resuelva, retoma con --resume (o vuelve a empezar sin él si no había punto de control).`;
 }
 
 main().then((code) => {

@@ -14,7 +14,11 @@ const READ_ONLY = new Set(["read_notes", "count_words", "check_report"]);
 // Las notas de ventas del paquete harness: una sola copia en el repositorio.
 const NOTES_SOURCE = path.join(__dirname, "..", "..", "..", "harness", "data", NOTES_PATH);
 
-const REASONS = { ENOENT: "no existe", EISDIR: "es un directorio", EACCES: "sin permiso", ENOSPC: "el disco está lleno" };
+const REASONS = {
+  ENOENT: "no existe", EISDIR: "es un directorio", ERR_FS_EISDIR: "es un directorio", ENOTDIR: "no es un directorio", EACCES: "sin permiso",
+  EPERM: "operación no permitida", ENOSPC: "el disco está lleno", EIO: "error de entrada/salida del disco",
+  EROFS: "el sistema de archivos es de solo lectura",
+};
 
 function toolPath(input) {
   const raw = input && input.path;
@@ -93,5 +97,5 @@ function prepareTaskFiles() {
 }
 
 module.exports = {
-  NOTES_PATH, REPORT_PATH, REPORT_TITLE, REPORT_MISSING, REPORT_DAMAGED, READ_ONLY, runTool, prepareTaskFiles,
+  NOTES_PATH, REPORT_PATH, REPORT_TITLE, REPORT_MISSING, REPORT_DAMAGED, READ_ONLY, REASONS, runTool, prepareTaskFiles,
 };
