@@ -41,12 +41,16 @@ class AgentRun(NamedTuple):
         return reconcile_branch(self.stdout)
 
 
-def agent_command(workdir, *, agent, resume=False, crash_after=None, variant=None, env=None, live=False):
-    """(argumentos, entorno) de ``python agent.py [--resume] [--live]`` para ``workdir``.
+def agent_command(
+    workdir, *, agent=None, resume=False, crash_after=None, variant=None, env=None, live=False, command=None
+):
+    """(argumentos, entorno) de ``python agent.py [--resume] [--live]`` para ``workdir``; con ``command``
+    (una lista, como ``["node", "agent.js"]``), ese comando en lugar de ``python agent.py``, con el
+    mismo contrato: AGENT_WORKDIR, CRASH_AFTER, AGENT_VARIANT y los mismos argumentos.
 
     Las rutas se vuelven absolutas: el proceso arranca dentro de ``workdir``, y una ruta relativa
     al directorio de quien llama (el del notebook, por ejemplo) ya no apuntaría al mismo lugar."""
-    workdir, agent = os.path.abspath(workdir), os.path.abspath(agent)
+    workdir = os.path.abspath(workdir)
     full_env = {k: v for k, v in os.environ.items() if k not in ("CRASH_AFTER", "AGENT_VARIANT")}
     full_env.update(env or {}, AGENT_WORKDIR=os.fspath(workdir), PYTHONIOENCODING="utf-8")
     if crash_after:
@@ -54,7 +58,8 @@ def agent_command(workdir, *, agent, resume=False, crash_after=None, variant=Non
     if variant:
         full_env["AGENT_VARIANT"] = variant
     flags = (["--resume"] if resume else []) + (["--live"] if live else [])
-    return [sys.executable, os.fspath(agent), *flags], full_env
+    program = list(command) if command else [sys.executable, os.path.abspath(agent)]
+    return [*program, *flags], full_env
 
 
 def run_agent_process(

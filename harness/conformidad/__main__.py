@@ -1,14 +1,27 @@
 """``python -m harness.conformidad RUTA/agent.py``: la suite sobre ese agente, con un informe en español;
-sale con 0 solo si pasa todo."""
+sale con 0 solo si pasa todo.
+
+``--comando "node agent.js"`` juzga un agente en otro lenguaje: el comando corre en la carpeta de trabajo
+con el mismo contrato (AGENT_WORKDIR, CRASH_AFTER, --resume), y las filas que importan el agente dicen
+«no aplica». Antes de la primera fila, un agent.py que no se puede importar es una sola línea; una suite
+cuyo agente no termina en dos corridas seguidas se detiene con una línea; y al final, lo que el agente
+escribió o borró fuera de su carpeta de trabajo es una sección más del informe."""
 
 import argparse
 import os
+import shlex
+import shutil
 import sys
 
 from .checks import CHECKS
-from .processes import Context
+from .containment import kill_adopted, own_children
+from .processes import Context, SuiteStopped, import_problem
 from .report import all_passed, piece_text, summary
+from .rows import judged
 from .suite import run_suite
+
+OUTSIDE_TITLE = "fuera de la carpeta de trabajo"
+MAX_SHOWN = 10  # filas de hallazgos; el resto se cuenta en una
 
 
 def parser():
@@ -16,7 +29,15 @@ def parser():
         prog="python -m harness.conformidad",
         description="La suite de conformidad del agente de la lección, sobre cualquier agent.py.",
     )
-    p.add_argument("agente", help="la ruta del agent.py que se prueba (corre siempre en procesos nuevos)")
+    p.add_argument(
+        "agente", nargs="?", help="la ruta del agent.py que se prueba (corre siempre en procesos nuevos)"
+    )
+    p.add_argument(
+        "--comando",
+        metavar="COMANDO",
+        help='un agente en otro lenguaje, p. ej. "node agent.js": corre en la carpeta de trabajo, con '
+        "AGENT_WORKDIR, CRASH_AFTER y --resume como agent.py; las filas que lo importan no aplican",
+    )
     p.add_argument(
         "--solo",
         action="append",
@@ -39,25 +60,86 @@ def parser():
     return p
 
 
+def command_words(text):
+    """Las palabras de ``--comando``; las que nombran un archivo de aquí se vuelven rutas absolutas,
+    porque el comando corre en otra carpeta (la de trabajo)."""
+    words = shlex.split(text)
+    return tuple(os.path.abspath(w) if i and os.path.isfile(w) else w for i, w in enumerate(words))
+
+
+def _problem(args):
+    """La línea de un error en la línea de comandos, o ''."""
+    if bool(args.agente) == bool(args.comando):
+        return (
+            'Pásale la ruta de un agent.py, o --comando "…" para un agente en otro lenguaje (uno de los dos).'
+        )
+    if args.agente and not os.path.isfile(args.agente):
+        return f"No existe el archivo {args.agente}: pásale la ruta de un agent.py."
+    if args.comando:
+        try:
+            words = shlex.split(args.comando)
+        except ValueError:
+            return f"--comando {args.comando}: las comillas no cierran."
+        if not words:
+            return '--comando está vacío: pásale el comando que corre el agente, p. ej. "node agent.js".'
+        if shutil.which(words[0]) is None:
+            return f"--comando {args.comando}: no se encuentra el programa {words[0]} (¿está instalado y en el PATH?)."
+    bad = [pair for pair in args.entorno if "=" not in pair]
+    return f"--entorno {bad[0]}: usa NOMBRE=VALOR." if bad else ""
+
+
+def outside_rows(ctx):
+    """La sección de lo escrito o borrado fuera de la carpeta de trabajo: una fila ✗ por hallazgo
+    (ninguna si no hubo: se mira en cada corrida, no es una comprobación aparte)."""
+    found = ctx.bounds.outside_findings()
+    scenario, expected = "cada corrida del agente", "nada escrito ni borrado fuera de su carpeta de trabajo"
+    hint = (
+        "el agente escribe y borra solo dentro de AGENT_WORKDIR (las rutas de sus archivos, relativas a ella)"
+    )
+    rows = [judged(scenario, expected, f, False, hint) for f in found[:MAX_SHOWN]]
+    if len(found) > MAX_SHOWN:
+        rows.append(judged(scenario, expected, f"y {len(found) - MAX_SHOWN} cambios más", False, hint))
+    return rows
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
-    if not os.path.isfile(args.agente):
-        print(f"No existe el archivo {args.agente}: pásale la ruta de un agent.py.", file=sys.stderr)
-        return 2
-    bad = [pair for pair in args.entorno if "=" not in pair]
-    if bad:
-        print(f"--entorno {bad[0]}: usa NOMBRE=VALOR.", file=sys.stderr)
+    problem = _problem(args)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     # Una ruta relativa a esta carpeta se vuelve absoluta: el agente corre en otra (su carpeta de trabajo).
     env = {
         name: os.path.abspath(value) if os.path.exists(value) else value
         for name, value in (pair.split("=", 1) for pair in args.entorno)
     }
-    ctx = Context(os.path.abspath(args.agente), env, args.varias_llamadas)
+    agent = os.path.abspath(args.agente) if args.agente else None
+    command = command_words(args.comando) if args.comando else ()
+    ctx = Context(agent, env, args.varias_llamadas, command)
+    own_children()  # los hijos de este proceso son todos de las corridas: un huérfano muere con la suya
+    try:
+        return _run(ctx, args.solo)
+    finally:
+        kill_adopted()  # un huérfano que dejó el grupo y borró su marca: la suite no lo deja vivo
+
+
+def _run(ctx, pieces):
+    problem = import_problem(ctx)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     rows = []
-    for title, piece_rows in run_suite(ctx, args.solo, progress=lambda t: print(f"… {t}", flush=True)):
-        print(piece_text(title, piece_rows), flush=True)
-        rows += piece_rows
+    try:
+        for title, piece_rows in run_suite(ctx, pieces, progress=lambda t: print(f"… {t}", flush=True)):
+            print(piece_text(title, piece_rows), flush=True)
+            rows += piece_rows
+    except SuiteStopped as stop:
+        print(stop, file=sys.stderr)
+        return 1
+    extra = outside_rows(ctx)
+    if extra:
+        print(piece_text(OUTSIDE_TITLE, extra))
+        rows += extra
     print(summary(rows))
     return 0 if all_passed(rows) else 1
 

@@ -2,7 +2,8 @@
 con su causa, nunca una traza."""
 
 from .checks import CHECKS, run_piece
-from .rows import FAILED, Row
+from .processes import NeedsDriver
+from .rows import FAILED, Row, not_applicable
 
 
 def run_suite(ctx, pieces=None, progress=None):
@@ -14,6 +15,8 @@ def run_suite(ctx, pieces=None, progress=None):
             progress(title)
         try:
             rows = run_piece(piece, ctx)
+        except NeedsDriver as why:  # --comando: esta pieza importa el agente
+            rows = [not_applicable(title, str(why))]
         except Exception as err:  # noqa: BLE001 (un agente roto no rompe la suite: se informa)
             rows = [
                 Row(

@@ -1,0 +1,343 @@
+"""Contener una corrida del agente que se juzga: ningún proceso suyo la sobrevive y su salida tiene tope.
+
+Cada corrida arranca en su propio grupo de procesos (``start_new_session``), sin entrada estándar, con
+una marca propia en el entorno (``CONFORMIDAD_CORRIDA``). Al terminar (o al vencer su plazo, o al pasar
+su salida del tope) se mata con SIGKILL todo lo que sea de ella:
+
+- su grupo de procesos entero;
+- en Linux, todo proceso que lleve su marca en el entorno o que tenga abierto uno de sus pipes, aunque
+  haya dejado el grupo (``setsid``, doble fork);
+- y, cuando la suite corre como programa (``own_children``), ese proceso se declara *child subreaper*
+  (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano pasa a ser hijo suyo, no de init, así que
+  ``kill_adopted`` lo encuentra al terminar cada corrida aunque haya borrado su entorno y cerrado sus
+  pipes.
+
+Un hijo que deja abierta la salida no hace esperar a la fila: la corrida termina cuando termina el
+proceso del agente, no cuando se cierra el pipe. En macOS quedan el grupo, el tope y el plazo (sin
+/proc no hay cómo encontrar a quien dejó el grupo); en Windows, solo el plazo (``_run_plain``).
+
+No se usa un espacio de nombres de PID (``unshare --pid``): el agente sería el PID 1 de ese espacio,
+que ignora SIGINT y SIGTERM sin manejador (las filas de señales medirían otra cosa), y un init
+intermedio costaría un proceso más por corrida y escondería la señal que mató al agente.
+"""
+
+import ctypes
+import multiprocessing
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from typing import NamedTuple
+
+from harness.errors import os_reason
+
+# La marca de cada corrida en el entorno del agente (y de todo lo que lance sin borrarla).
+RUN_MARK = "CONFORMIDAD_CORRIDA"
+# Cuánto de cada flujo se guarda: la lección imprime menos de 2 KiB; más de esto es un agente roto.
+OUTPUT_CAP = 4 * 1024 * 1024
+# Lo que se espera, tras matar todo lo de la corrida, a que sus pipes lleguen al final.
+DRAIN_SECONDS = 2.0
+_PR_SET_CHILD_SUBREAPER = 36
+_LINUX = sys.platform.startswith("linux") and os.path.isdir("/proc")
+
+# Los procesos que arrancó este módulo y siguen vivos: kill_adopted no los toca (son de una fila).
+_started = set()
+_started_lock = threading.Lock()
+
+
+class Outcome(NamedTuple):
+    """Lo que dejó una corrida contenida. ``ended``: «exit» (terminó sola), «timeout» (no terminó en su
+    plazo) u «overflow» (su salida pasó del tope: se cortó y se detuvo)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    ended: str
+
+    @property
+    def finished(self):
+        return self.ended == "exit"
+
+
+def become_subreaper():
+    """En Linux, este proceso adopta a los huérfanos de sus descendientes. True si quedó así."""
+    if not _LINUX:
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
+    """Corre ``args`` en ``cwd`` con ``env`` y devuelve su ``Outcome``; al volver, no queda vivo ningún
+    proceso de la corrida que se pueda encontrar (grupo, marca, pipes)."""
+    if os.name != "posix":
+        return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
+    mark = uuid.uuid4().hex
+    with _started_lock:
+        try:
+            proc = subprocess.Popen(
+                args,
+                cwd=cwd,
+                env={**env, RUN_MARK: mark},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as err:  # el programa no existe o no se puede ejecutar: como en la terminal, 127
+            return Outcome(127, "", f"no se pudo lanzar {args[0]}: {os_reason(err)}", "exit")
+        _started.add(proc.pid)
+    reader = _Reader(proc, cap)
+    try:
+        ended = reader.wait_exit(timeout)
+    finally:
+        _kill_run(proc, mark)
+        proc.wait()
+        with _started_lock:
+            _started.discard(proc.pid)
+        if _owns_children:
+            kill_adopted()
+        reader.drain(DRAIN_SECONDS, lambda: _kill_run(proc, mark, reader.pipe_inodes))
+    out, err = reader.text()
+    return Outcome(proc.returncode if ended == "exit" else -1, out, err, ended)
+
+
+def _run_plain(args, *, cwd, env, timeout):
+    """Fuera de POSIX (Windows): sin grupos de procesos ni pipes sin bloqueo; el plazo sí se respeta
+    y el proceso se mata al vencer, pero la salida no tiene tope y un nieto puede sobrevivir."""
+    proc = subprocess.Popen(
+        args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        ended = "exit"
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        ended = "timeout"
+    decode = lambda b: b.decode("utf-8", "replace")  # noqa: E731
+    return Outcome(proc.returncode if ended == "exit" else -1, decode(out), decode(err), ended)
+
+
+class _Reader:
+    """Lee stdout y stderr a la vez, sin bloquear, guardando hasta ``cap`` bytes de cada uno."""
+
+    def __init__(self, proc, cap):
+        self.proc, self.cap = proc, cap
+        self.data = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+        self.dropped = dict.fromkeys(self.data, 0)
+        self.pipe_inodes = {os.fstat(fd).st_ino for fd in self.data}
+        self.selector = selectors.DefaultSelector()
+        for fd in self.data:
+            os.set_blocking(fd, False)
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.pidfd = _pidfd(proc.pid)
+        if self.pidfd is not None:
+            self.selector.register(self.pidfd, selectors.EVENT_READ)
+
+    def wait_exit(self, timeout):
+        """Lee hasta que el proceso del agente termina: «exit», «timeout» u «overflow»."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                return "exit"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            # Con pidfd, el fin del proceso despierta al selector; sin él, se mira cada tanto.
+            self._read_ready(min(left, 5.0 if self.pidfd is not None else 0.05))
+            if any(self.dropped.values()):
+                return "overflow"
+
+    def drain(self, seconds, kill_holders):
+        """Lo que quedó en los pipes, hasta que se cierran (o ``seconds``). Si tardan, es que alguien
+        más los tiene abiertos (heredados, sin quedar en el grupo ni con la marca): ``kill_holders``."""
+        deadline = time.monotonic() + seconds
+        while self._pipes_open():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if not self._read_ready(min(left, 0.1)):
+                kill_holders()
+        self.selector.close()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            pipe.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+    def _pipes_open(self):
+        return any(key.fd != self.pidfd for key in self.selector.get_map().values())
+
+    def _read_ready(self, timeout):
+        """Lee lo que esté listo (esperando hasta ``timeout``); False si no llegó nada."""
+        ready = self.selector.select(timeout)
+        for key, _ in ready:
+            if key.fd == self.pidfd:
+                continue
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self.selector.unregister(key.fd)
+                continue
+            kept = self.data[key.fd]
+            room = self.cap - len(kept)
+            kept += chunk[: max(room, 0)]
+            self.dropped[key.fd] += max(len(chunk) - max(room, 0), 0)
+        return bool(ready)
+
+    def text(self):
+        """(stdout, stderr) como texto; lo que pasó del tope se dice en la última línea de cada uno."""
+        out = []
+        for fd, kept in self.data.items():
+            text = kept.decode("utf-8", "replace")
+            if self.dropped[fd]:
+                text += (
+                    f"\n[conformidad] la salida pasó de {self.cap // (1024 * 1024)} MiB: se descartó "
+                    "el resto y se detuvo la corrida\n"
+                )
+            out.append(text)
+        return out[0], out[1]
+
+
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _kill_run(proc, mark, pipe_inodes=frozenset()):
+    """SIGKILL al grupo de la corrida y, en Linux, a todo proceso con su marca (o con uno de sus pipes,
+    si se dan sus ``pipe_inodes``: mirar los descriptores de cada proceso cuesta más, y solo hace falta
+    si los pipes no se cierran); los que quedan huérfanos (hijos de este proceso, subreaper) se recogen."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if not _LINUX:
+        return
+    killed = False
+    for _ in range(50):  # quien hace fork en bucle puede dejar un hijo nuevo entre dos pasadas
+        found = [pid for pid in _own_pids() if pid != proc.pid and _belongs(pid, mark, pipe_inodes)]
+        if not found:
+            break
+        killed = True
+        for pid in found:
+            _kill(pid)
+    if killed:  # los que mató quedan como zombis hijos de este proceso (es subreaper): se recogen
+        _reap_children(exclude=_protected())
+
+
+def _own_pids():
+    """Los procesos de la máquina, salvo este (leer el entorno de uno ajeno falla, y se salta)."""
+    me = os.getpid()
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != me]
+
+
+def _belongs(pid, mark, pipe_inodes):
+    """¿Es ``pid`` de la corrida? Lleva su marca en el entorno, o tiene abierto uno de sus pipes (un
+    zombi no tiene ni entorno ni descriptores: no cuenta)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            if f"{RUN_MARK}={mark}".encode() in f.read().split(b"\0"):
+                return True
+        for fd in os.listdir(f"/proc/{pid}/fd") if pipe_inodes else ():
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("pipe:[") and int(link[6:-1]) in pipe_inodes:
+                return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def _stat_fields(pid):
+    """(estado, ppid) de ``/proc/PID/stat``, o None si el proceso ya no está."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            rest = f.read().rpartition(")")[2].split()
+        return rest[0], int(rest[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _state(pid):
+    fields = _stat_fields(pid)
+    return fields and fields[0]
+
+
+def _kill(pid):
+    """SIGKILL por pidfd cuando se puede: así un pid reciclado entre mirar y matar no recibe la señal."""
+    fd = _pidfd(pid)
+    try:
+        if fd is not None:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _children():
+    me = os.getpid()
+    return [pid for pid in _own_pids() if (_stat_fields(pid) or ("", 0))[1] == me]
+
+
+def _protected():
+    """Los hijos de este proceso que no son huérfanos adoptados: las corridas en curso y los
+    trabajadores de ``multiprocessing``."""
+    with _started_lock:
+        mine = set(_started)
+    return mine | {p.pid for p in multiprocessing.active_children()}
+
+
+def _reap_children(exclude):
+    """Recoge a los hijos de este proceso que ya terminaron (huérfanos adoptados y ya muertos)."""
+    for pid in _children():
+        if pid not in exclude and _state(pid) == "Z":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def own_children():
+    """Quien corre la suite como programa (``python -m harness.conformidad``) lo declara: todo hijo
+    suyo que no arrancó ``run_contained`` es un huérfano de una corrida, y muere al terminar cada
+    corrida. Dentro de pytest o de un notebook no: ahí otros hijos (un servidor de prueba) son ajenos,
+    y ese proceso tampoco se vuelve subreaper (adoptaría huérfanos que nadie recoge)."""
+    global _owns_children
+    _owns_children = become_subreaper() or _owns_children
+
+
+_owns_children = False
+
+
+def kill_adopted():
+    """SIGKILL a todo huérfano adoptado que siga vivo (uno que dejó el grupo, borró su marca y cerró
+    sus pipes), y recogerlo. Devuelve cuántos había."""
+    if not _LINUX:
+        return 0
+    with _started_lock:  # ninguna corrida arranca a medias mientras tanto: su hijo no se toma por huérfano
+        protected = set(_started) | {p.pid for p in multiprocessing.active_children()}
+        orphans = [pid for pid in _children() if pid not in protected and _state(pid) != "Z"]
+        for pid in orphans:
+            _kill(pid)
+    for pid in orphans:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    _reap_children(exclude=_protected())
+    return len(orphans)
