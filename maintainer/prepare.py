@@ -16,6 +16,7 @@ guarda ``notebook_run``. Que las salidas sean las de hoy lo compara nbval en cad
 """
 
 import glob
+import hashlib
 import os
 import time
 
@@ -26,6 +27,8 @@ from solutions.grading import release
 from solutions.grading.notebook_run import WIDGET_VIEW, cleared, execute, write
 
 STEPS = ("agente", "ejercicios", "taller", "salidas")
+# Dónde guarda cada notebook la huella del código que dio sus salidas (``sources_digest``).
+FINGERPRINT = "huella_de_las_salidas"
 
 
 def say(line):
@@ -51,13 +54,15 @@ def rerun(path):
 
 
 def agent(dry_run=False, progress=say):
-    """Paso ``agente``; {ruta: si cambia}."""
-    new = agent_source.rendered()
-    changed = agent_source.AGENT.read_text(encoding="utf-8") != new
-    if changed and not dry_run:
-        agent_source.AGENT.write_text(new, encoding="utf-8")
-    progress(f"  {relative(agent_source.AGENT)} desde {agent_source.SHOWN_AS}")
-    return {relative(agent_source.AGENT): changed}
+    """Paso ``agente``: los dos agentes desde sus notebooks; {ruta: si cambia}."""
+    changed = {}
+    for path in (agent_source.LESSON_AGENT, agent_source.AGENT):
+        new = agent_source.rendered(path)
+        changed[relative(path)] = path.read_text(encoding="utf-8") != new
+        if changed[relative(path)] and not dry_run:
+            path.write_text(new, encoding="utf-8")
+        progress(f"  {relative(path)} desde {' y '.join(p.name for p in agent_source.sources(path))}")
+    return changed
 
 
 def exercises(dry_run=False, progress=say):
@@ -67,12 +72,36 @@ def exercises(dry_run=False, progress=say):
     return {relative(release.stored(name)): c for name, c in changed.items()}
 
 
+def sources_digest(path, root=paths.ROOT):
+    """La huella de lo que decide las salidas de ``path``: sus celdas de código, todo el paquete
+    ``harness`` y los dos agentes. Se guarda con las salidas; si cambia, las salidas son de otro código."""
+    digest = hashlib.sha256()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code":
+            digest.update(cell.source.encode("utf-8"))
+    files = [
+        p for p in glob.glob(os.path.join(root, "harness", "**", "*"), recursive=True) if os.path.isfile(p)
+    ]
+    files += [os.path.join(root, "solutions", name) for name in ("agent_leccion.py", "agent.py")]
+    for file in sorted(f for f in files if "__pycache__" not in f):
+        digest.update(os.path.relpath(file, root).replace(os.sep, "/").encode("utf-8"))
+        with open(file, "rb") as f:
+            digest.update(f.read().replace(b"\r\n", b"\n"))  # un checkout de Windows no la cambia
+    return digest.hexdigest()[:16]
+
+
+def stamped(notebook, path):
+    """El notebook ejecutado, con la huella del código que dio sus salidas."""
+    notebook.metadata.setdefault("curso", {})[FINGERPRINT] = sources_digest(path)
+    return notebook
+
+
 def outputs(dry_run=False, progress=say):
     """Paso ``salidas``; {ruta: si cambia}."""
     changed = {}
     for path in stored_notebooks():
         start = time.perf_counter()
-        changed[relative(path)] = write(rerun(path), path, dry_run=dry_run)
+        changed[relative(path)] = write(stamped(rerun(path), path), path, dry_run=dry_run)
         progress(f"  {relative(path)} ({time.perf_counter() - start:.1f} s)")
     return changed
 
@@ -126,14 +155,23 @@ def stored_problems(path):
     return problems
 
 
+def stale_outputs(path):
+    """Si las salidas guardadas de ``path`` salieron de otro código que el de hoy ([] si no)."""
+    stored = nbformat.read(path, as_version=4).metadata.get("curso", {}).get(FINGERPRINT)
+    if stored == sources_digest(path):
+        return []
+    return ["sus salidas son de otro código (cambió una celda, harness o un agente): vuelve a ejecutarlo"]
+
+
 def checks(progress=say):
     """Las comprobaciones, sin escribir nada; devuelve los problemas encontrados, en español."""
     found = []
     progress("comprobaciones…")
-    if agent_source.AGENT.read_text(encoding="utf-8") != agent_source.rendered():
-        found.append(f"{relative(agent_source.AGENT)} no es lo que genera la lección")
-    else:
-        progress(f"  {relative(agent_source.AGENT)} coincide con la lección")
+    for path in (agent_source.LESSON_AGENT, agent_source.AGENT):
+        if path.read_text(encoding="utf-8") != agent_source.rendered(path):
+            found.append(f"{relative(path)} no es lo que generan sus notebooks")
+        else:
+            progress(f"  {relative(path)} coincide con sus notebooks")
     if taller.stale():
         found.append(f"{relative(taller.WORKBOOK)} no es lo que generan la lección y su plantilla")
     else:
@@ -144,6 +182,7 @@ def checks(progress=say):
         progress("  los ejercicios de notebooks/ son lo que generan sus fuentes")
     notebooks = [release.stored(name) for name in release.EXERCISES] + stored_notebooks()
     bad = [f"{relative(path)}: {problem}" for path in notebooks for problem in stored_problems(path)]
+    bad += [f"{relative(path)}: {problem}" for path in stored_notebooks() for problem in stale_outputs(path)]
     if not bad:
         progress(f"  los {len(notebooks)} notebooks guardan las salidas de una corrida limpia")
     return found + bad

@@ -17,6 +17,7 @@ import pytest
 from course_files import output_text
 from seed_text import SEED, transcript
 
+from maintainer import prepare
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.notebook_run import WIDGET_VIEW
 
@@ -159,3 +160,28 @@ def test_relative_links_point_to_files_that_exist(notebook):
         assert os.path.exists(os.path.join(NOTEBOOKS, target)), (
             f"el enlace {target} no lleva a ningún archivo"
         )
+
+
+def test_check_names_outputs_that_came_from_other_code(tmp_path):
+
+    copy = tmp_path / "leccion.ipynb"
+    notebook = nbformat.read(LESSON, as_version=4)
+    nbformat.write(prepare.stamped(notebook, LESSON), copy)
+    assert prepare.stale_outputs(copy) == []
+    # Una celda que cambió después de ejecutar: sus salidas ya no son lo que imprime el código.
+    code = next(c for c in notebook.cells if c.cell_type == "code" and "[save B]" in c.source)
+    code.source = code.source.replace("[save B]", "[guardado B]")
+    nbformat.write(notebook, copy)
+    assert prepare.stale_outputs(copy)
+
+
+def test_the_fingerprint_follows_the_harness(tmp_path):
+
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "solutions").mkdir()
+    for name in ("agent_leccion.py", "agent.py"):
+        (tmp_path / "solutions" / name).write_text("", encoding="utf-8")
+    (tmp_path / "harness" / "contract.py").write_text('LINE = "[save B]"\n', encoding="utf-8")
+    before = prepare.sources_digest(LESSON, root=tmp_path)
+    (tmp_path / "harness" / "contract.py").write_text('LINE = "[guardado B]"\n', encoding="utf-8")
+    assert prepare.sources_digest(LESSON, root=tmp_path) != before
