@@ -30,6 +30,11 @@ def parser():
         help="el agente pide varias herramientas por turno (otro guion): solo se prueban las caídas",
     )
     p.add_argument(
+        "--produccion",
+        action="store_true",
+        help="también el nivel de producción: las defensas de «De la lección a producción»",
+    )
+    p.add_argument(
         "--entorno",
         action="append",
         default=[],
@@ -55,7 +60,9 @@ def main(argv=None):
     }
     ctx = Context(os.path.abspath(args.agente), env, args.varias_llamadas)
     rows = []
-    for title, piece_rows in run_suite(ctx, args.solo, progress=lambda t: print(f"… {t}", flush=True)):
+    for title, piece_rows in run_suite(
+        ctx, args.solo, production=args.produccion, progress=lambda t: print(f"… {t}", flush=True)
+    ):
         print(piece_text(title, piece_rows), flush=True)
         rows += piece_rows
     print(summary(rows))

@@ -51,6 +51,12 @@ def _finished(command, workdir, env):
     return AgentRun(done.returncode, done.stdout, done.stderr)
 
 
+def run_prefixed(ctx, workdir, prefix, **options):
+    """El agente (como ``run``) detrás de un comando como ``strace …``: para provocar una falla de E/S."""
+    command, env = agent_command(workdir, agent=ctx.agent, env=ctx.env, **options)
+    return _finished([*prefix, *command], workdir, env)
+
+
 def run_args(ctx, workdir, *args):
     """El agente con estos argumentos tal cual (para probar los que no valen)."""
     command, env = agent_command(workdir, agent=ctx.agent, env=ctx.env)

@@ -1,0 +1,138 @@
+"""Lo que comparten las comprobaciones: las corridas por etiqueta (hechas una sola vez por suite y
+juzgadas por varias capacidades), la lectura del disco y las filas de una llamada a una función.
+
+Una corrida por etiqueta es: una corrida nueva que muere en la etiqueta; un ``--resume`` que muere en
+su primer punto B (el rellenado, si había llamada colgante); y un segundo ``--resume`` que termina.
+"""
+
+import json
+import os
+import threading
+from typing import NamedTuple
+
+from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, crash_message, kill_line, parse_log
+from harness.disk_state import read_disk_state
+from harness.escenario import SAVE_B, TURNS
+
+from ..processes import missing, run, scratch
+from ..rows import judged, not_yet, shorten
+
+RESUME_CRASH = f"{SAVE_B}:1"  # el primer punto B de un --resume: el rellenado, si había colgante
+
+
+def read_json(path):
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def said(result):
+    """Lo que devolvió o lanzó una llamada, en pocas palabras."""
+    if "error" in result:
+        return shorten(f"{result['error']}: {result['message']}")
+    return shorten(f"devolvió {json.dumps(result['value'], ensure_ascii=False)}", 100)
+
+
+def row_or_not_yet(result, scenario, expected, ok, got, hint):
+    """La fila de una llamada a una función del agente: «todavía no» si el agente dice que le falta."""
+    piece = missing(result.get("message"))
+    if piece:
+        return not_yet(scenario, expected, piece)
+    return judged(scenario, expected, got, ok, hint, result.get("message", "") if "error" in result else "")
+
+
+def sample_checkpoint():
+    """Un punto de control del turno 1, con read_notes colgante (como lo guarda el punto A)."""
+    call_1 = {"id": TURNS[1].id, "name": TURNS[1].name, "input": {"path": "sales-notes.txt"}}
+    task = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
+    return {
+        "version": 1,
+        "task": task,
+        "turns": 1,
+        "tokensUsed": 60,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": call_1,
+    }
+
+
+def died_at(result, label):
+    """¿Murió esta corrida con la caída simulada ``label``?"""
+    return result.returncode == EXIT_KILLED and kill_line(crash_message(label)) in result.stdout
+
+
+def refilled_then_died(result):
+    """¿La última línea de punto B antes del [kill] es la del punto B rellenado?"""
+    lines = parse_log(result.stdout)
+    saves = [p for p in lines if p.kind == "save"]
+    return bool(saves) and saves[-1].point == "B" and saves[-1].refilled and lines[-1].kind == "kill"
+
+
+class LabelRecord(NamedTuple):
+    """Todo lo que pasó con una etiqueta: las tres corridas y el disco después de cada una."""
+
+    label: str
+    crash: object  # AgentRun
+    after_crash: object  # DiskState
+    resume: object  # el primer --resume (muere en RESUME_CRASH si había colgante)
+    after_resume: object
+    last: object  # el segundo --resume, o None si el primero ya terminó
+    final: object
+
+    @property
+    def finished(self):
+        return self.last or self.resume
+
+    def stderr(self):
+        return "\n".join(r.stderr for r in (self.crash, self.resume, self.last) if r and r.stderr)
+
+    def missing_piece(self):
+        return next((m for r in (self.crash, self.resume, self.last) if r and (m := missing(r.stderr))), None)
+
+
+def _label_record(ctx, label):
+    with scratch() as w:
+        crash = run(ctx, w, crash_after=label)
+        after_crash = read_disk_state(w)
+        pending = after_crash.pending is not None
+        resume = run(ctx, w, resume=True, crash_after=RESUME_CRASH if pending else None)
+        after_resume = read_disk_state(w)
+        last = run(ctx, w, resume=True) if resume.returncode == EXIT_KILLED else None
+        final = read_disk_state(w) if last else after_resume
+        return LabelRecord(label, crash, after_crash, resume, after_resume, last, final)
+
+
+class Runs:
+    """Las corridas de una suite: cada etiqueta se corre una vez, la pida la capacidad que la pida (y
+    aunque la pidan dos hilos a la vez)."""
+
+    def __init__(self, ctx):
+        self.ctx, self._done, self._locks, self._lock = ctx, {}, {}, threading.Lock()
+
+    def label(self, label):
+        with self._lock:
+            lock = self._locks.setdefault(label, threading.Lock())
+        with lock:
+            if label not in self._done:
+                self._done[label] = _label_record(self.ctx, label)
+            return self._done[label]
+
+
+def checkpoint_of(state):
+    return state.checkpoint if isinstance(state.checkpoint, dict) else {}
+
+
+def write(path, content):
+    mode = "wb" if isinstance(content, bytes) else "w"
+    with open(path, mode, **({} if isinstance(content, bytes) else {"encoding": "utf-8"})) as f:
+        f.write(content)
+
+
+def checkpoint_path(w):
+    return os.path.join(w, CHECKPOINT_FILE)
+
+
+def count(n, one, many):
+    """«1 anotación», «2 anotaciones»."""
+    return f"{n} {one if n == 1 else many}"
