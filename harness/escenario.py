@@ -42,6 +42,7 @@ def call_id(n):
     return f"toolu_{n:02d}"
 
 
+TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
 # La tarea, una herramienta por turno; después de un is_error de write_report, el modelo verifica
 # con check_report y, si el reporte no está, lo escribe otra vez.
 SCRIPT = ("read_notes", "count_words", "write_report")

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, crash_message, kill_line, parse_log
 from harness.disk_state import read_disk_state
-from harness.escenario import SAVE_B, TURNS
+from harness.escenario import SAVE_B, TASK, TURNS
 
 from ..processes import missing, run, scratch
 from ..rows import judged, not_yet, shorten
@@ -46,13 +46,12 @@ def row_or_not_yet(result, scenario, expected, ok, got, hint):
 def sample_checkpoint():
     """Un punto de control del turno 1, con read_notes colgante (como lo guarda el punto A)."""
     call_1 = {"id": TURNS[1].id, "name": TURNS[1].name, "input": {"path": "sales-notes.txt"}}
-    task = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
     return {
         "version": 1,
-        "task": task,
+        "task": TASK,
         "turns": 1,
         "tokensUsed": 60,
-        "messages": [{"role": "user", "content": task}],
+        "messages": [{"role": "user", "content": TASK}],
         "pendingToolUse": call_1,
     }
 

@@ -39,3 +39,9 @@ def failing(path, errno_name):
         "-e",
         f"inject={calls}:error={errno_name}",
     ]
+
+
+def without_strace(result):
+    """La corrida sin las líneas que strace mismo escribe en stderr («strace: …»)."""
+    kept = [line for line in result.stderr.splitlines(keepends=True) if not line.startswith("strace: ")]
+    return result._replace(stderr="".join(kept))

@@ -11,7 +11,7 @@ from ..processes import run_prefixed, scratch
 from ..rows import judged, not_applicable
 from .common import checkpoint_of, died_at
 from .diagnosis import crash_hint, ended
-from .faults import failing, strace_missing
+from .faults import failing, strace_missing, without_strace
 
 PIECE, TITLE = "aviso", "run_tool_uses: el aviso cuando no se puede escribir el registro"
 CHECKS = (
@@ -35,7 +35,9 @@ def failed_ledger_writes(ctx):
         return not_applicable(scenario, why)
     label = f"{SAVE_B}:{len(TURNS)}"
     with scratch() as w:
-        done = run_prefixed(ctx, w, failing(EFFECTS_FILE + TMP_SUFFIX, "ENOSPC"), crash_after=label)
+        done = without_strace(
+            run_prefixed(ctx, w, failing(EFFECTS_FILE + TMP_SUFFIX, "ENOSPC"), crash_after=label)
+        )
         state = read_disk_state(w)
     lines = done.stderr.splitlines()
     missing_warnings = [
