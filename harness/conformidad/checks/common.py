@@ -2,7 +2,8 @@
 juzgadas por varias capacidades), la lectura del disco y las filas de una llamada a una función.
 
 Una corrida por etiqueta es: una corrida nueva que muere en la etiqueta; un ``--resume`` que muere en
-su primer punto B (el rellenado, si había llamada colgante); y un segundo ``--resume`` que termina.
+su primer punto B (el rellenado, si había llamada colgante); y, tras un is_error, un segundo
+``--resume`` que termina (``goes_on``).
 """
 
 import json
@@ -10,9 +11,9 @@ import os
 import threading
 from typing import NamedTuple
 
-from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, crash_message, kill_line, parse_log
+from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, IS_ERROR, crash_message, kill_line, parse_log
 from harness.disk_state import read_disk_state
-from harness.escenario import SAVE_B, TASK, TURNS
+from harness.escenario import EXPECTED, SAVE_B, TASK, TURNS
 
 from ..processes import missing, run, scratch
 from ..rows import judged, not_yet, shorten
@@ -68,6 +69,13 @@ def refilled_then_died(result):
     return bool(saves) and saves[-1].point == "B" and saves[-1].refilled and lines[-1].kind == "kill"
 
 
+def goes_on(label):
+    """¿Hace falta un segundo --resume tras el punto B rellenado? No si reconcile reutilizó o volvió a
+    ejecutar: el punto de control rellenado es entonces el de after-save-b del mismo turno, cuyo
+    --resume hasta el final juzga su propia fila. Sí tras is_error: el modelo sigue otro camino."""
+    return EXPECTED[label].branch == IS_ERROR
+
+
 class LabelRecord(NamedTuple):
     """Todo lo que pasó con una etiqueta: las tres corridas y el disco después de cada una."""
 
@@ -97,7 +105,7 @@ def _label_record(ctx, label):
         pending = after_crash.pending is not None
         resume = run(ctx, w, resume=True, crash_after=RESUME_CRASH if pending else None)
         after_resume = read_disk_state(w)
-        last = run(ctx, w, resume=True) if resume.returncode == EXIT_KILLED else None
+        last = run(ctx, w, resume=True) if resume.returncode == EXIT_KILLED and goes_on(label) else None
         final = read_disk_state(w) if last else after_resume
         return LabelRecord(label, crash, after_crash, resume, after_resume, last, final)
 

@@ -273,9 +273,28 @@ def refill_problems(record):
     return []
 
 
+def refilled_ledger_problems(record):
+    """Tras el punto B rellenado (acierto o re-ejecución): el registro con la llamada colgante anotada,
+    las copias del reporte de antes; desde ahí sigue como la fila de after-save-b del mismo turno."""
+    exp, state = EXPECTED[record.label], record.after_resume
+    calls = exp.ledger if exp.branch == HIT else (*exp.ledger, exp.pending)
+    messages = checkpoint_of(state).get("messages") or []
+    problems = ledger_problems(state.entries, calls, messages, "tras el punto B rellenado")
+    if state.report_copies != exp.copies:
+        problems.append(
+            (
+                f"{state.report_copies} copias del reporte tras reanudar",
+                "el reporte se escribió dos veces: una herramienta con efectos secundarios no se repite a ciegas",
+            )
+        )
+    return problems
+
+
 def final_problems(record):
     """El final tras reanudar: [done] con el texto esperado, el registro exacto, una copia del reporte."""
     exp, last, state = EXPECTED[record.label], record.finished, record.final
+    if exp.pending and not record.last:
+        return refilled_ledger_problems(record)
     if last.returncode != EXIT_DONE or done_text(last.stdout) is None:
         return [
             (f"--resume: {ended(last)}", "tras reanudar, la tarea sigue hasta el final: [done] y código 0")
