@@ -25,8 +25,10 @@ class Mutant(NamedTuple):
     production: bool = False
 
 
-RECONCILE_SAVE = '        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})\n'
-REFILL = "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))\n        print(f\"[turn {turns}][save B] rellenado"
+RECONCILE_SAVE = (
+    '        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})\n'
+)
+REFILL = '        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))\n        print(f"[turn {turns}][save B] rellenado'
 PUSH = '        messages.append({"role": "assistant", "content": content})\n'
 RUN_TOOLS = '        messages.append({"role": "user", "content": run_tool_uses(content)})\n'
 POINT_A_BLOCK = (
@@ -169,7 +171,9 @@ def conformidad(agent, *args):
 
 
 def mutate(source, mutant):
-    assert source.count(mutant.old) == 1, f"{mutant.name}: el texto a cambiar ya no está (una vez) en el agente"
+    assert source.count(mutant.old) == 1, (
+        f"{mutant.name}: el texto a cambiar ya no está (una vez) en el agente"
+    )
     return source.replace(mutant.old, mutant.new)
 
 

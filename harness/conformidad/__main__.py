@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from .checks import CHECKS
+from .checks import CAPABILITIES
 from .processes import Context
 from .report import all_passed, piece_text, summary
 from .suite import run_suite
@@ -20,9 +20,9 @@ def parser():
     p.add_argument(
         "--solo",
         action="append",
-        choices=list(CHECKS),
+        choices=list(CAPABILITIES),
         metavar="PIEZA",
-        help=f"solo esta pieza ({', '.join(CHECKS)}); se puede repetir",
+        help=f"solo esta pieza ({', '.join(CAPABILITIES)}); se puede repetir",
     )
     p.add_argument(
         "--varias-llamadas",

@@ -3,13 +3,13 @@ y debajo de la que falla, la pista y las últimas líneas del stderr del agente;
 
 from collections import Counter
 
-from .checks import CHECKS
+from .checks import CAPABILITIES
 from .rows import FAILED, NOT_APPLICABLE, NOT_YET, OK
 
 ORDER = (OK, FAILED, NOT_YET, NOT_APPLICABLE)
 
 
-BY_TITLE = {capability.title: capability for capability in CHECKS.values()}
+BY_TITLE = {capability.title: capability for capability in CAPABILITIES.values()}
 
 
 def piece_text(title, rows):

@@ -5,9 +5,10 @@ nunca una traza; una pieza sin filas es una falla, no un pase."""
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from .checks import CHECKS, LESSON_PIECES, PRODUCTION_PIECES, applies, rows_of
+from .checks import CAPABILITIES, LESSON_PIECES, PRODUCTION_PIECES, applies, rows_of
 from .checks.common import Runs
-from .rows import FAILED, Row, judged, not_applicable
+from .processes import missing
+from .rows import FAILED, Row, judged, not_applicable, not_yet
 
 
 def pieces_for(pieces=None, production=False):
@@ -23,7 +24,13 @@ def _safe(function, ctx, runs, title):
         out = judged(
             title, "que la comprobación corra", f"{type(err).__name__}: {err}", False, "revisa el agente"
         )
-    return out if isinstance(out, list) else [out]
+    return [_unwritten(row) for row in (out if isinstance(out, list) else [out])]
+
+
+def _unwritten(row):
+    """Una fila ✗ cuyo agente dice que le falta una pieza es «todavía no», no una falla."""
+    piece = missing("\n".join(row.stderr)) if row.status == FAILED else None
+    return not_yet(row.scenario, row.expected, piece) if piece else row
 
 
 def workers():
@@ -40,12 +47,12 @@ def run_suite(ctx, pieces=None, progress=None, production=False):
         jobs[piece] = [] if why else list(rows_of(piece, ctx))
     with ThreadPoolExecutor(workers()) as pool:
         futures = {
-            piece: [pool.submit(_safe, f, ctx, runs, CHECKS[piece].title) for f in functions]
+            piece: [pool.submit(_safe, f, ctx, runs, CAPABILITIES[piece].title) for f in functions]
             for piece, functions in jobs.items()
         }
         results = []
         for piece in chosen:
-            title = CHECKS[piece].title
+            title = CAPABILITIES[piece].title
             if progress:
                 progress(title)
             why = applies(piece, ctx)

@@ -25,7 +25,7 @@ from . import (
     writing,
 )
 
-LESSON, PRODUCTION = "lección", "producción"
+LESSON, PRODUCTION_TIER = "lección", "producción"
 
 
 class Capability(NamedTuple):
@@ -40,6 +40,7 @@ def _lesson(module, script=True):
     return module.PIECE, Capability(module.TITLE, module.ROWS, module.CHECKS, LESSON, script)
 
 
+# El nivel de la lección (lo que corren ``taller.conformidad()`` y ``python -m harness.conformidad``).
 CHECKS = dict(
     [
         _lesson(writing),
@@ -53,18 +54,18 @@ CHECKS = dict(
         _lesson(failing_tool),
         _lesson(ledger_warning),
     ]
-    + [
-        (piece, Capability(title, rows, checks, PRODUCTION))
-        for piece, title, rows, checks in production.CAPABILITIES
-    ]
 )
-LESSON_PIECES = tuple(p for p, c in CHECKS.items() if c.tier == LESSON)
-PRODUCTION_PIECES = tuple(p for p, c in CHECKS.items() if c.tier == PRODUCTION)
+PRODUCTION = {
+    piece: Capability(title, rows, checks, PRODUCTION_TIER)
+    for piece, title, rows, checks in production.CAPABILITIES
+}
+CAPABILITIES = {**CHECKS, **PRODUCTION}  # las dos, para --solo
+LESSON_PIECES, PRODUCTION_PIECES = tuple(CHECKS), tuple(PRODUCTION)
 
 
 def applies(piece, ctx):
     """'' si la pieza se prueba con este agente, o por qué no."""
-    if ctx.several_calls and CHECKS[piece].script:
+    if ctx.several_calls and CAPABILITIES[piece].script:
         return "supone el guion de la lección (una llamada por turno); este agente pide varias"
     return ""
 
@@ -73,7 +74,7 @@ def rows_of(piece, ctx):
     """Las funciones de fila de una pieza para este agente (las de varias llamadas salen de su corrida)."""
     if piece == crashes.PIECE and ctx.several_calls:
         return (crashes.several_calls_rows,)
-    return CHECKS[piece].rows
+    return CAPABILITIES[piece].rows
 
 
 def run_piece(piece, ctx):
