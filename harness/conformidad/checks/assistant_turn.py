@@ -9,8 +9,8 @@ from harness.escenario import SAVE_A
 
 from ..processes import run, scratch
 from ..rows import judged
-from .common import checkpoint_of, checkpoint_path, died_at, write
-from .diagnosis import crash_hint, ended
+from .common import checkpoint_of, checkpoint_path, crash_first, write
+from .diagnosis import ended
 
 PIECE, TITLE = "turno-del-asistente", "pendingAssistantContent: el turno entero del asistente"
 SECTION = "Texto antes del tool_use"
@@ -25,17 +25,9 @@ def text_before_tool_use(ctx):
     scenario = "punto A con un texto antes del tool_use y --resume"
     expected = "el turno del asistente rellenado con el texto y el tool_use; [done]"
     with scratch() as w:
-        crashed = run(ctx, w, crash_after=label)
-        if not died_at(crashed, label):
-            return judged(
-                scenario,
-                expected,
-                f"no murió en {label}: {ended(crashed)}",
-                False,
-                crash_hint(crashed, label),
-                crashed.stderr,
-                SECTION,
-            )
+        crashed, failed = crash_first(ctx, w, label, scenario, expected, SECTION)
+        if failed:
+            return failed
         cp = checkpoint_of(read_disk_state(w))
         turn = [TEXT, {"type": "tool_use", **cp["pendingToolUse"]}]
         write(checkpoint_path(w), json.dumps({**cp, PENDING_CONTENT: turn}, ensure_ascii=False))

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, IS_ERROR, crash_message, kill_line, parse_log
 from harness.disk_state import read_disk_state
-from harness.escenario import EXPECTED, SAVE_B, TASK, TURNS
+from harness.escenario import EXPECTED, SAVE_B, TASK, TURNS, moment, split
 
 from ..processes import missing, run, scratch
 from ..rows import judged, not_yet, shorten
@@ -74,6 +74,36 @@ def goes_on(label):
     ejecutar: el punto de control rellenado es entonces el de after-save-b del mismo turno, cuyo
     --resume hasta el final juzga su propia fila. Sí tras is_error: el modelo sigue otro camino."""
     return EXPECTED[label].branch == IS_ERROR
+
+
+def ended(result):
+    """Cómo terminó una corrida, en pocas palabras (con su última línea de stderr)."""
+    lines = [line for line in (result.stderr or "").splitlines() if line.strip()]
+    last = f": «{shorten(lines[-1], 120)}»" if lines else ""
+    return f"código {result.returncode}{last}"
+
+
+def crash_hint(result, label):
+    """Por qué una corrida no murió en ``label``."""
+    if "Traceback" in (result.stderr or ""):
+        return "el agente terminó con una traza de Python: mira las últimas líneas de su stderr, abajo"
+    if result.returncode == 2:
+        return "el agente rechazó su línea de comandos o su AGENT_VARIANT (código 2): mira su stderr, abajo"
+    if result.returncode == -1:
+        return "la corrida no terminó: ¿un bucle, o espera algo que no llega?"
+    return f"la caída {moment(label)} nunca ocurrió: ¿llama tu agente a crash_point('{split(label)[0]}') ahí?"
+
+
+def crash_first(ctx, w, label, scenario, expected, section="", **options):
+    """Una corrida nueva en ``w`` que tiene que morir en ``label``: (corrida, None), o (corrida, la fila
+    ✗ que dice por qué no murió ahí)."""
+    crashed = run(ctx, w, crash_after=label, **options)
+    if died_at(crashed, label):
+        return crashed, None
+    got = f"no murió en {label}: {ended(crashed)}"
+    return crashed, judged(
+        scenario, expected, got, False, crash_hint(crashed, label), crashed.stderr, section
+    )
 
 
 class LabelRecord(NamedTuple):

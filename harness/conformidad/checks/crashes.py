@@ -12,8 +12,8 @@ from harness.tools import report_copies
 
 from ..processes import run, scratch
 from ..rows import judged
-from .common import died_at, read_json
-from .diagnosis import crash_hint, ended
+from .common import crash_first, read_json
+from .diagnosis import ended
 from .labels import label_row, scenario_of
 
 PIECE, TITLE = "caidas", "cada punto de caída y su --resume"
@@ -84,20 +84,13 @@ def clean_run_labels(ctx):
 def matrix_row(ctx, label, copies):
     expected = "137 y [kill]; --resume: [done], " + ", ".join(f"{n} {c}×" for n, c in copies.items())
     with scratch() as w:
-        crashed = run(ctx, w, crash_after=label)
-        resumed = run(ctx, w, resume=True) if died_at(crashed, label) else None
+        crashed, failed = crash_first(ctx, w, label, f"caída en {moment(label)}", expected)
+        resumed = None if failed else run(ctx, w, resume=True)
         got_copies = {name: report_copies(os.path.join(w, name)) for name in copies}
         cp = read_json(os.path.join(w, CHECKPOINT_FILE)) or {}
     scenario = f"caída en {moment(label)}"
-    if resumed is None:
-        return judged(
-            scenario,
-            expected,
-            f"no murió en {label}: {ended(crashed)}",
-            False,
-            crash_hint(crashed, label),
-            crashed.stderr,
-        )
+    if failed:
+        return failed
     clean = not pairing_error(cp.get("messages") or []) and cp.get("pendingToolUse") in (None, [])
     ok = (
         resumed.returncode == EXIT_DONE

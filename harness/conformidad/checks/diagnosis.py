@@ -16,27 +16,11 @@ from harness.contract import (
     unknown_state_text,
 )
 from harness.disk_state import last_tool_results
-from harness.escenario import EXPECTED, SAVE_A, SAVE_B, moment, split
+from harness.escenario import EXPECTED, SAVE_A, SAVE_B, split
 from harness.protocol import blocks_of, pairing_error
 
 from ..rows import shorten
-from .common import RESUME_CRASH, checkpoint_of, died_at, refilled_then_died
-
-
-def ended(result):
-    """Cómo terminó una corrida, en pocas palabras (con su última línea de stderr)."""
-    lines = [line for line in (result.stderr or "").splitlines() if line.strip()]
-    last = f": «{shorten(lines[-1], 120)}»" if lines else ""
-    return f"código {result.returncode}{last}"
-
-
-def crash_hint(result, label):
-    """Por qué una corrida no murió en ``label``."""
-    if "Traceback" in (result.stderr or ""):
-        return "el agente terminó con una traza de Python: mira las últimas líneas de su stderr, abajo"
-    if result.returncode == -1:
-        return "la corrida no terminó: ¿un bucle, o espera algo que no llega?"
-    return f"la caída {moment(label)} nunca ocurrió: ¿llama tu agente a crash_point('{split(label)[0]}') ahí?"
+from .common import RESUME_CRASH, checkpoint_of, crash_hint, died_at, ended, refilled_then_died
 
 
 def _tool_results(messages):

@@ -11,8 +11,8 @@ from harness.tools import NOTES_PATH
 
 from ..processes import run, scratch
 from ..rows import judged
-from .common import checkpoint_of, died_at
-from .diagnosis import crash_hint, ended
+from .common import checkpoint_of, crash_first
+from .diagnosis import ended
 
 PIECE, TITLE = "falla", "run_tool_uses: una herramienta que falla"
 CHECKS = (
@@ -27,16 +27,9 @@ def failing_count_words(ctx):
     expected = "is_error con «Error de ejecución de la herramienta: …»; effects.json solo con toolu_01"
     label = f"{SAVE_B}:1"
     with scratch() as w:
-        crashed = run(ctx, w, crash_after=label)
-        if not died_at(crashed, label):
-            return judged(
-                scenario,
-                expected,
-                f"no murió en {label}: {ended(crashed)}",
-                False,
-                crash_hint(crashed, label),
-                crashed.stderr,
-            )
+        crashed, failed = crash_first(ctx, w, label, scenario, expected)
+        if failed:
+            return failed
         os.remove(os.path.join(w, NOTES_PATH))
         resumed = run(ctx, w, resume=True)
         state = read_disk_state(w)

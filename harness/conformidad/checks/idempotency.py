@@ -7,8 +7,8 @@ from harness.escenario import FINAL_TEXT, TOOL, TURNS
 
 from ..processes import run, scratch
 from ..rows import judged
-from .common import died_at
-from .diagnosis import crash_hint, ended
+from .common import crash_first
+from .diagnosis import ended
 
 PIECE, TITLE = "clave", "la clave de idempotencia en reconcile"
 SECTION = "La clave de idempotencia"
@@ -23,19 +23,9 @@ def keyed_rerun(ctx):
     scenario = f"AGENT_VARIANT=idempotente, caída en {label} y --resume"
     expected = "rama «volviendo a ejecutar» (con clave), [done], 1 copia del reporte"
     with scratch() as w:
-        crashed = run(ctx, w, crash_after=label, variant="idempotente")
-        if not died_at(crashed, label):
-            return judged(
-                scenario,
-                expected,
-                f"no murió en {label}: {ended(crashed)}",
-                False,
-                "el agente tiene que aceptar AGENT_VARIANT=idempotente"
-                if crashed.returncode == 2
-                else crash_hint(crashed, label),
-                crashed.stderr,
-                SECTION,
-            )
+        crashed, failed = crash_first(ctx, w, label, scenario, expected, SECTION, variant="idempotente")
+        if failed:
+            return failed
         resumed = run(ctx, w, resume=True, variant="idempotente")
         state = read_disk_state(w)
     reasons = [p.reason for p in parse_log(resumed.stdout) if p.kind == "reconcile"]

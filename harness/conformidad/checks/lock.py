@@ -36,15 +36,7 @@ def second_agent(ctx):
     with scratch() as w:
         with waiting_for_model(ctx, w) as held:
             if held.holder is None:
-                return judged(
-                    scenario,
-                    expected,
-                    "el primer agente no llegó a esperar al modelo",
-                    False,
-                    "el agente no llegó a su segunda llamada al modelo",
-                    "",
-                    SECTION,
-                )
+                return held.not_held(scenario, expected, SECTION)
             before = _read(os.path.join(w, CHECKPOINT_FILE))
             second = run(ctx, w)
             after = _read(os.path.join(w, CHECKPOINT_FILE))

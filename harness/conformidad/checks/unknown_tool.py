@@ -9,8 +9,8 @@ from harness.escenario import SAVE_A
 
 from ..processes import run, scratch
 from ..rows import judged
-from .common import checkpoint_of, checkpoint_path, died_at, write
-from .diagnosis import crash_hint, ended
+from .common import checkpoint_of, checkpoint_path, crash_first, write
+from .diagnosis import ended
 
 PIECE, TITLE = "herramienta-desconocida", "una herramienta que no existe"
 SECTION = "Una herramienta que no existe"
@@ -24,17 +24,9 @@ def unknown_pending(ctx):
     scenario = "--resume con pendingToolUse de una herramienta que no existe (borrar_todo)"
     expected = "código 1, una línea en stderr, checkpoint.json sin cambios"
     with scratch() as w:
-        crashed = run(ctx, w, crash_after=label)
-        if not died_at(crashed, label):
-            return judged(
-                scenario,
-                expected,
-                f"no murió en {label}: {ended(crashed)}",
-                False,
-                crash_hint(crashed, label),
-                crashed.stderr,
-                SECTION,
-            )
+        crashed, failed = crash_first(ctx, w, label, scenario, expected, SECTION)
+        if failed:
+            return failed
         cp = checkpoint_of(read_disk_state(w))
         cp["pendingToolUse"]["name"] = "borrar_todo"
         text = json.dumps(cp, ensure_ascii=False)

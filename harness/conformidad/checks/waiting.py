@@ -18,6 +18,8 @@ from harness.contract import parse_log
 from harness.escenario import TASK
 from harness.runner import AgentRun, start_agent_process
 
+from ..rows import judged
+
 SAFETY = 60  # una red de seguridad, no una medida: el agente llega ahí en décimas de segundo
 FIRST_REQUEST = (json.dumps([{"role": "user", "content": TASK}], ensure_ascii=False) + "\n").encode()
 
@@ -50,6 +52,23 @@ class Waiting(NamedTuple):
     out: list
     err: list
     fd: int  # el lado de la FIFO que tiene la suite
+
+    def not_held(self, scenario, expected, section):
+        """La fila ✗ de un agente que no llegó a esperar al modelo (terminó antes o quedó en otro lado)."""
+        ended = (
+            f"terminó con código {self.proc.returncode}"
+            if self.proc.poll() is not None
+            else "siguió en otro lado"
+        )
+        return judged(
+            scenario,
+            expected,
+            f"no llegó a esperar al modelo: {ended}",
+            False,
+            "el agente no llegó a su segunda llamada al modelo (después del punto B del turno 1)",
+            "".join(self.err),
+            section,
+        )
 
     def finish(self):
         """Vacía la FIFO (la escritura detenida termina: Python atiende la señal que ya llegó, y cerrar
