@@ -2,7 +2,7 @@
 
 import os
 
-from harness.contract import EXIT_FAILED, EXIT_USAGE
+from harness.contract import CHECKPOINT_FILE, EXIT_FAILED, EXIT_USAGE
 
 from ..processes import missing, run, run_args, scratch
 from ..rows import judged, not_yet, shorten
@@ -11,7 +11,7 @@ from .reading import NO_CHECKPOINT
 PIECE, TITLE = "terminal", "la línea de comandos y sus códigos de salida"
 CHECKS = (
     "un argumento desconocido: código 2, una línea en stderr, nada escrito",
-    "--resume sin punto de control: código 1 y «No se encuentra checkpoint.json…», en una línea",
+    f"--resume sin punto de control: código 1 y «No se encuentra {CHECKPOINT_FILE}…», en una línea",
 )
 
 

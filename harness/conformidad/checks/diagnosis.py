@@ -6,6 +6,8 @@ import json
 
 from harness.contract import (
     BRANCH_WORDS,
+    CHECKPOINT_FILE,
+    EFFECTS_FILE,
     EXIT_DONE,
     HIT,
     IS_ERROR,
@@ -41,7 +43,7 @@ def ledger_problems(entries, calls, messages, moment_text):
         if not isinstance(result, str):
             return [
                 (
-                    f"effects.json {moment_text}: {tid} con result {json.dumps(result)}",
+                    f"{EFFECTS_FILE} {moment_text}: {tid} con result {json.dumps(result)}",
                     "hay una anotación sin resultado real: se anotó antes de ejecutar la herramienta "
                     "(ejecutar primero, anotar después)",
                 )
@@ -54,12 +56,12 @@ def ledger_problems(entries, calls, messages, moment_text):
             if sent and not sent.get("is_error") and sent.get("content") != entry["result"]:
                 return [
                     (
-                        f"effects.json {moment_text}: el resultado de {tid} no es el que recibió el modelo",
+                        f"{EFFECTS_FILE} {moment_text}: el resultado de {tid} no es el que recibió el modelo",
                         "se anota el resultado real de la herramienta, el mismo que va en su tool_result",
                     )
                 ]
         return []
-    expected = f"effects.json {moment_text}: {shown}; se esperaba {_names(calls)}"
+    expected = f"{EFFECTS_FILE} {moment_text}: {shown}; se esperaba {_names(calls)}"
     lost = [tid for tid in wanted if tid not in got]
     extra = [tid for tid in got if tid not in wanted]
     if lost and got and all(tid in wanted for tid in got) and len(got) == 1 and len(wanted) > 1:
@@ -73,7 +75,7 @@ def ledger_problems(entries, calls, messages, moment_text):
         return [
             (
                 expected,
-                f"falta la anotación de {', '.join(lost)}: cada herramienta que corrió (también la que reconcile vuelve a ejecutar) se anota en effects.json",
+                f"falta la anotación de {', '.join(lost)}: cada herramienta que corrió (también la que reconcile vuelve a ejecutar) se anota en {EFFECTS_FILE}",
             )
         ]
     if extra and not lost:
@@ -98,7 +100,7 @@ def crash_problems(record):
         what = "no existe" if state.checkpoint is None else "no se puede leer"
         return [
             (
-                f"checkpoint.json {what} tras {label}",
+                f"{CHECKPOINT_FILE} {what} tras {label}",
                 "el punto A se guarda apenas llega la respuesta del modelo, antes de ejecutar nada",
             )
         ]
@@ -108,7 +110,7 @@ def crash_problems(record):
         why = (
             "el punto A no se guardó con la llamada colgante de este turno: guárdalo apenas llega la respuesta, con pendingToolUse = esa llamada"
             if kind == SAVE_A
-            else "la herramienta ya corrió y checkpoint.json no tiene su llamada colgante: el punto A se guarda antes de ejecutar, no después"
+            else f"la herramienta ya corrió y {CHECKPOINT_FILE} no tiene su llamada colgante: el punto A se guarda antes de ejecutar, no después"
         )
         return [(f"{got} tras {label}", why)]
     if exp.pending and pending.get("id") != exp.pending.id:
@@ -163,7 +165,7 @@ _BRANCH_HINTS = {
     (
         HIT,
         RERUN,
-    ): "la llamada ya estaba anotada y reconcile la volvió a ejecutar: busca primero pendingToolUse.id en effects.json y reutiliza su resultado",
+    ): f"la llamada ya estaba anotada y reconcile la volvió a ejecutar: busca primero pendingToolUse.id en {EFFECTS_FILE} y reutiliza su resultado",
     (
         RERUN,
         IS_ERROR,
@@ -187,13 +189,11 @@ def branch_problems(record):
         return [
             (
                 f"--resume: {ended(record.resume)}",
-                "el --resume no leyó el punto de control (falta la línea «[resume] leído …»)",
+                "el --resume no leyó el punto de control (no imprimió su línea de reanudación)",
             )
         ]
     if exp == NO_PENDING:
-        return [
-            (text, "con pendingToolUse en null, reconcile no hace nada (ninguna línea [resume][reconcile])")
-        ]
+        return [(text, "con pendingToolUse en null, reconcile no hace nada (ninguna línea de reconcile)")]
     return [
         (
             text,
@@ -225,7 +225,7 @@ def refill_problems(record):
     if record.after_resume.pending:
         return [
             (
-                "el log dice «[save B] rellenado…» pero checkpoint.json sigue con pendingToolUse",
+                f"el log dice «[save B] rellenado…» pero {CHECKPOINT_FILE} sigue con pendingToolUse",
                 "el punto B rellenado no se guardó: guárdalo (pendingToolUse en null) antes de seguir",
             )
         ]

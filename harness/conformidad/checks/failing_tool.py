@@ -3,7 +3,7 @@ texto «Error de ejecución de la herramienta: …», y effects.json no gana nin
 
 import os
 
-from harness.contract import EXIT_DONE, EXIT_KILLED
+from harness.contract import EFFECTS_FILE, EXIT_DONE, EXIT_KILLED
 from harness.disk_state import read_disk_state
 from harness.escenario import SAVE_B, TURNS
 from harness.protocol import blocks_of
@@ -17,14 +17,14 @@ from .diagnosis import ended
 PIECE, TITLE = "falla", "run_tool_uses: una herramienta que falla"
 CHECKS = (
     "count_words sin sales-notes.txt (borrado antes del --resume): cada intento vuelve con is_error y «Error de ejecución de la herramienta: …»",
-    "ninguna anotación de una llamada que falló: effects.json sigue con solo read_notes",
+    f"ninguna anotación de una llamada que falló: {EFFECTS_FILE} sigue con solo read_notes",
 )
 ERROR_PREFIX = "Error de ejecución de la herramienta: "
 
 
 def failing_count_words(ctx):
     scenario = "count_words falla (sales-notes.txt borrado antes del --resume)"
-    expected = "is_error con «Error de ejecución de la herramienta: …»; effects.json solo con toolu_01"
+    expected = f"is_error con «Error de ejecución de la herramienta: …»; {EFFECTS_FILE} solo con toolu_01"
     label = f"{SAVE_B}:1"
     with scratch() as w:
         crashed, failed = crash_first(ctx, w, label, scenario, expected)
@@ -60,7 +60,7 @@ def failing_count_words(ctx):
         )
     elif recorded:
         problem = (
-            f"effects.json anota {', '.join(recorded)}, que falló",
+            f"{EFFECTS_FILE} anota {', '.join(recorded)}, que falló",
             "solo se anota lo que corrió con éxito: una llamada que falló no tiene efecto que recordar, y anotarla haría reutilizar un error como si fuera un resultado",
         )
     got, hint = problem or (f"{len(results)} intentos con is_error, ninguno anotado", "")

@@ -16,7 +16,7 @@ from .diagnosis import ended, ledger_problems
 
 PIECE, TITLE = "apertura", "fresh_scene: una corrida nueva empieza limpia"
 CHECKS = (
-    "fresh_scene borra checkpoint.json, effects.json, el reporte y los .tmp, y devuelve (0, 0, [la tarea])",
+    f"fresh_scene borra {CHECKPOINT_FILE}, {EFFECTS_FILE}, el reporte y los .tmp, y devuelve (0, 0, [la tarea])",
     "una corrida nueva sobre los archivos de otra termina con el registro exacto de la corrida nueva y una copia del reporte",
 )
 STALE = "toolu_09"  # una anotación de la corrida anterior: una corrida nueva no la hereda
@@ -72,8 +72,8 @@ def clean_run(ctx):
     if STALE in state.entries:
         problems = [
             (
-                f"effects.json conserva {STALE}, de la corrida anterior",
-                "una corrida sin --resume borra effects.json antes de empezar: un registro heredado haría reutilizar resultados de otra tarea",
+                f"{EFFECTS_FILE} conserva {STALE}, de la corrida anterior",
+                f"una corrida sin --resume borra {EFFECTS_FILE} antes de empezar: un registro heredado haría reutilizar resultados de otra tarea",
             )
         ]
     if state.report_copies != 1:

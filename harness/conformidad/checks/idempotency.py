@@ -1,7 +1,15 @@
 """clave: con AGENT_VARIANT=idempotente, write_report escribe con el tool_use_id como clave, y
 reconcile la puede volver a ejecutar sin duplicar el reporte (si le pasa la clave)."""
 
-from harness.contract import EXIT_DONE, KEYED_REASON, RERUN, done_text, parse_log
+from harness.contract import (
+    BRANCH_WORDS,
+    EXIT_DONE,
+    KEYED_REASON,
+    RERUN,
+    done_text,
+    parse_log,
+    reconcile_line,
+)
 from harness.disk_state import read_disk_state
 from harness.escenario import FINAL_TEXT, TOOL, TURNS
 
@@ -13,7 +21,7 @@ from .diagnosis import ended
 PIECE, TITLE = "clave", "la clave de idempotencia en reconcile"
 SECTION = "La clave de idempotencia"
 CHECKS = (
-    "AGENT_VARIANT=idempotente, caída en after-tool:3 (el reporte ya escrito, sin anotación) y --resume: rama «volviendo a ejecutar» por «escritura idempotente con clave»",
+    f"AGENT_VARIANT=idempotente, caída en after-tool:3 (el reporte ya escrito, sin anotación) y --resume: rama «{BRANCH_WORDS[RERUN]}» por «{KEYED_REASON}»",
     "una sola copia del reporte: la re-ejecución usa la misma clave (el tool_use_id)",
 )
 
@@ -21,7 +29,7 @@ CHECKS = (
 def keyed_rerun(ctx):
     label = f"{TOOL}:{len(TURNS)}"
     scenario = f"AGENT_VARIANT=idempotente, caída en {label} y --resume"
-    expected = "rama «volviendo a ejecutar» (con clave), [done], 1 copia del reporte"
+    expected = f"rama «{BRANCH_WORDS[RERUN]}» (con clave), [done], 1 copia del reporte"
     with scratch() as w:
         crashed, failed = crash_first(ctx, w, label, scenario, expected, SECTION, variant="idempotente")
         if failed:
@@ -38,7 +46,7 @@ def keyed_rerun(ctx):
     elif resumed.branch != RERUN or reasons != [KEYED_REASON]:
         problem = (
             f"rama {resumed.branch}, motivo {reasons}",
-            f"con escritura idempotente, una llamada sin anotación se vuelve a ejecutar: «fallo en el registro, {KEYED_REASON}, volviendo a ejecutar»",
+            f"con escritura idempotente, una llamada sin anotación se vuelve a ejecutar: «{reconcile_line(TURNS[3].id, TURNS[3].name, RERUN, KEYED_REASON)}»",
         )
     elif state.report_copies != 1:
         problem = (

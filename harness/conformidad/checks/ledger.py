@@ -1,6 +1,7 @@
 """registro: ejecutar primero, anotar después; en ② (after-tool) la herramienta corrió y no hay
 anotación, tras after-effect-write sí, con el resultado real, y las anteriores siguen ahí."""
 
+from harness.contract import EFFECTS_FILE
 from harness.escenario import EFFECT, EXPECTED, LABELS, TOOL, split
 
 from .common import count
@@ -15,7 +16,7 @@ CHECKS = (
 
 def _expected(label):
     exp = EXPECTED[label]
-    return f"effects.json: {', '.join(c.id for c in exp.ledger) or 'vacío'}; {count(exp.copies, 'copia', 'copias')} del reporte"
+    return f"{EFFECTS_FILE}: {', '.join(c.id for c in exp.ledger) or 'vacío'}; {count(exp.copies, 'copia', 'copias')} del reporte"
 
 
 ROWS = tuple(

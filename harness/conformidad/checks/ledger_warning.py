@@ -15,7 +15,7 @@ from .faults import failing, strace_missing, without_strace
 
 PIECE, TITLE = "aviso", "run_tool_uses: el aviso cuando no se puede escribir el registro"
 CHECKS = (
-    "con cada escritura de effects.json fallando (disco lleno), una línea «[falló la escritura del registro] tool_use_id=…» por llamada, en stderr, aunque el proceso muera después (caída en after-save-b:3)",
+    f"con cada escritura de {EFFECTS_FILE} fallando (disco lleno), una línea «[falló la escritura del registro] tool_use_id=…» por llamada, en stderr, aunque el proceso muera después (caída en after-save-b:3)",
     "las herramientas siguen: sus tool_result sin is_error, el reporte escrito una vez",
 )
 
@@ -28,7 +28,7 @@ def warning_line(tool_use_id):
 
 
 def failed_ledger_writes(ctx):
-    scenario = "cada escritura de effects.json falla (disco lleno), y el agente muere en after-save-b:3"
+    scenario = f"cada escritura de {EFFECTS_FILE} falla (disco lleno), y el agente muere en after-save-b:3"
     expected = "137; en stderr, un aviso «[falló la escritura del registro] …» por cada llamada; sin is_error"
     why = strace_missing()
     if why:

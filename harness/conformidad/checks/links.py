@@ -14,7 +14,7 @@ PIECE, TITLE = "enlaces", "enlaces y carpetas en lugar de archivos"
 SECTION = "Un enlace donde debería haber un archivo"
 CHECKS = (
     "report.txt es un enlace a un archivo de fuera: la corrida nueva termina y el archivo de fuera no cambia",
-    "effects.json es una carpeta: la corrida nueva termina con código 1 y una línea, sin escribir nada",
+    f"{EFFECTS_FILE} es una carpeta: la corrida nueva termina con código 1 y una línea, sin escribir nada",
 )
 OUTSIDE = "de otra persona\n"
 
@@ -50,7 +50,7 @@ def report_link(ctx):
 
 
 def ledger_folder(ctx):
-    scenario, expected = "effects.json es una carpeta", "código 1, una línea en stderr, nada escrito"
+    scenario, expected = f"{EFFECTS_FILE} es una carpeta", "código 1, una línea en stderr, nada escrito"
     with scratch() as w:
         os.mkdir(os.path.join(w, EFFECTS_FILE))
         done = run(ctx, w)

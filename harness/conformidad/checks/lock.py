@@ -13,7 +13,7 @@ from .waiting import unavailable, waiting_for_model
 PIECE, TITLE = "candado", "un solo agente por carpeta"
 SECTION = "Dos agentes en la misma carpeta"
 CHECKS = (
-    "con un agente esperando al modelo, otro en la misma carpeta: código 1, una línea, checkpoint.json sin cambios",
+    f"con un agente esperando al modelo, otro en la misma carpeta: código 1, una línea, {CHECKPOINT_FILE} sin cambios",
 )
 
 
@@ -28,7 +28,7 @@ def _read(path):
 def second_agent(ctx):
     scenario, expected = (
         "un segundo agente en la misma carpeta",
-        "código 1, una línea en stderr, checkpoint.json sin cambios",
+        f"código 1, una línea en stderr, {CHECKPOINT_FILE} sin cambios",
     )
     why = unavailable()
     if why:

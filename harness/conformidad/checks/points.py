@@ -1,6 +1,7 @@
 """puntos: el punto A (la llamada colgante, antes de ejecutar) y el punto B (su resultado en messages,
 pendingToolUse en null) en disco, justo después de cada uno, en los tres turnos."""
 
+from harness.contract import EFFECTS_FILE
 from harness.escenario import EXPECTED, LABELS, SAVE_A, SAVE_B, split
 
 from .common import count
@@ -10,7 +11,7 @@ PIECE, TITLE = "puntos", "run_agent: el punto A y el punto B"
 CHECKS = (
     "tras ① (after-save-a:N): pendingToolUse = la llamada del turno N, sin su turno en messages, turns = N",
     "tras ③ (after-save-b:N): pendingToolUse = null y el tool_result del turno N al final de messages",
-    "en ambos: effects.json con exactamente las llamadas ya hechas (ids, nombres, resultados)",
+    f"en ambos: {EFFECTS_FILE} con exactamente las llamadas ya hechas (ids, nombres, resultados)",
 )
 
 

@@ -22,11 +22,11 @@ WRONG_VERSION = (
 )
 TRUNCATED = '{"version":1,"turns":3,"pendingT'  # el JSON cortado de la lección
 CHECKS = (
-    "sin checkpoint.json: «No se encuentra…»",
+    f"sin {CHECKPOINT_FILE}: «No se encuentra…»",
     "el JSON cortado de la lección: «No se pudo parsear…»",
     "version=2: «…se niega a cargarlo.»",
     "un punto de control válido se devuelve tal cual",
-    "--resume con checkpoint.json cortado a mitad de un carácter UTF-8: una línea «No se pudo parsear…», código 1",
+    f"--resume con {CHECKPOINT_FILE} cortado a mitad de un carácter UTF-8: una línea «No se pudo parsear…», código 1",
 )
 
 

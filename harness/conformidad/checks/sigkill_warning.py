@@ -16,7 +16,7 @@ from .waiting import unavailable, waiting_for_model
 PIECE, TITLE = "aviso-sigkill", "el aviso del registro, también bajo SIGKILL"
 SECTION = "Un disco que falla y sigue fallando"
 CHECKS = (
-    "con la escritura de effects.json fallando, un SIGKILL después del punto B del turno 1: el aviso de toolu_01 ya está en stderr",
+    f"con la escritura de {EFFECTS_FILE} fallando, un SIGKILL después del punto B del turno 1: el aviso de toolu_01 ya está en stderr",
 )
 
 

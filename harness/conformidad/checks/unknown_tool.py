@@ -3,7 +3,7 @@ existe se rechaza al reanudar con una línea, sin ejecutar nada ni tocar el disc
 
 import json
 
-from harness.contract import EXIT_FAILED
+from harness.contract import CHECKPOINT_FILE, EXIT_FAILED
 from harness.disk_state import read_disk_state
 from harness.escenario import SAVE_A
 
@@ -22,7 +22,7 @@ CHECKS = (
 def unknown_pending(ctx):
     label = f"{SAVE_A}:1"
     scenario = "--resume con pendingToolUse de una herramienta que no existe (borrar_todo)"
-    expected = "código 1, una línea en stderr, checkpoint.json sin cambios"
+    expected = f"código 1, una línea en stderr, {CHECKPOINT_FILE} sin cambios"
     with scratch() as w:
         crashed, failed = crash_first(ctx, w, label, scenario, expected, SECTION)
         if failed:

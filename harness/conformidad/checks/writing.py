@@ -9,8 +9,8 @@ from .common import read_json, row_or_not_yet, said, sample_checkpoint, write
 
 PIECE, TITLE = "escritura", "save_checkpoint: temporal + rename"
 CHECKS = (
-    "en una carpeta vacía, checkpoint.json queda con el JSON pedido y sin .tmp al lado",
-    "con un checkpoint.json anterior (con otro nombre más) y un .tmp a medias, el anterior se reemplaza entero",
+    f"en una carpeta vacía, {CHECKPOINT_FILE} queda con el JSON pedido y sin .tmp al lado",
+    f"con un {CHECKPOINT_FILE} anterior (con otro nombre más) y un .tmp a medias, el anterior se reemplaza entero",
 )
 
 
