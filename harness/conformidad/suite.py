@@ -18,6 +18,9 @@ def pieces_for(pieces=None, production=False):
 
 def _safe(function, ctx, runs, title):
     """Las filas de una función de fila: una fila ✗ con la causa si la comprobación misma falló."""
+    needs = getattr(function, "needs", "")
+    if needs and getattr(ctx, "command", None):  # un agente en otro lenguaje (--comando)
+        return [not_applicable(title, f"esta fila {needs}: no aplica a un agente dado por --comando")]
     try:
         out = function(ctx, runs) if getattr(function, "label", None) else function(ctx)
     except Exception as err:  # noqa: BLE001 (un agente roto no rompe la suite: se informa)

@@ -21,6 +21,21 @@ from ..rows import judged, not_yet, shorten
 RESUME_CRASH = f"{SAVE_B}:1"  # el primer punto B de un --resume: el rellenado, si había colgante
 
 
+PYTHON_DRIVER = "llama una función del agente en Python (harness.conformidad.driver)"
+SCRIPTED_LOG = "deja al agente esperando en el registro de pedidos del modelo guionado de harness"
+
+
+def needs(why):
+    """Marca una fila que necesita algo más que la línea de comandos del agente (``why``): con un agente
+    en otro lenguaje, esa fila «no aplica» por eso."""
+
+    def mark(function):
+        function.needs = why
+        return function
+
+    return mark
+
+
 def read_json(path):
     try:
         with open(path, "rb") as f:

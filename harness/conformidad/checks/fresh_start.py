@@ -11,7 +11,7 @@ from harness.tools import NOTES_PATH, REPORT_PATH
 
 from ..processes import call, run, scratch
 from ..rows import judged
-from .common import row_or_not_yet, said, sample_checkpoint, write
+from .common import PYTHON_DRIVER, needs, row_or_not_yet, said, sample_checkpoint, write
 from .diagnosis import ended, ledger_problems
 
 PIECE, TITLE = "apertura", "fresh_scene: una corrida nueva empieza limpia"
@@ -32,6 +32,7 @@ def _leftovers(w):
     write(os.path.join(w, CHECKPOINT_FILE + TMP_SUFFIX), "{")
 
 
+@needs(PYTHON_DRIVER)
 def fresh_scene(ctx):
     with scratch() as w:
         _leftovers(w)

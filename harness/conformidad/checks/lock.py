@@ -7,6 +7,7 @@ from harness.contract import CHECKPOINT_FILE, EXIT_FAILED
 
 from ..processes import run, scratch
 from ..rows import judged, not_applicable
+from .common import SCRIPTED_LOG, needs
 from .diagnosis import ended
 from .waiting import unavailable, waiting_for_model
 
@@ -25,6 +26,7 @@ def _read(path):
         return None
 
 
+@needs(SCRIPTED_LOG)
 def second_agent(ctx):
     scenario, expected = (
         "un segundo agente en la misma carpeta",

@@ -7,7 +7,7 @@ from harness.contract import CHECKPOINT_FILE, EXIT_FAILED
 
 from ..processes import call, run, scratch
 from ..rows import judged, shorten
-from .common import checkpoint_path, row_or_not_yet, said, sample_checkpoint, write
+from .common import PYTHON_DRIVER, checkpoint_path, needs, row_or_not_yet, said, sample_checkpoint, write
 from .diagnosis import ended
 
 PIECE, TITLE = "lectura", "load_checkpoint: los tres errores"
@@ -46,9 +46,10 @@ def _error_row(scenario, content, expected, hint):
         return row_or_not_yet(result, scenario, f"error: {shorten(expected, 70)}", ok, said(result), hint)
 
     check.__name__ = scenario
-    return check
+    return needs(PYTHON_DRIVER)(check)
 
 
+@needs(PYTHON_DRIVER)
 def valid(ctx):
     with scratch() as w:
         write(checkpoint_path(w), json.dumps(sample_checkpoint()))

@@ -9,6 +9,7 @@ from harness.escenario import TURNS
 
 from ..processes import scratch
 from ..rows import judged, not_applicable
+from .common import SCRIPTED_LOG, needs
 from .faults import failing, strace_missing
 from .ledger_warning import warning_line
 from .waiting import unavailable, waiting_for_model
@@ -20,6 +21,7 @@ CHECKS = (
 )
 
 
+@needs(SCRIPTED_LOG)
 def warning_before_sigkill(ctx):
     scenario, expected = (
         "el registro no se puede escribir y llega un SIGKILL",

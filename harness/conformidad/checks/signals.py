@@ -7,6 +7,7 @@ from harness.contract import EXIT_DONE, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERM
 
 from ..processes import run, scratch
 from ..rows import judged, not_applicable
+from .common import SCRIPTED_LOG, needs
 from .diagnosis import ended
 from .waiting import unavailable, waiting_for_model
 
@@ -56,7 +57,7 @@ def _stop_row(name):
         return judged(scenario, expected, got, problem is None, hint, stopped.stderr, SECTION)
 
     check.__name__ = name
-    return check
+    return needs(SCRIPTED_LOG)(check)
 
 
 ROWS = tuple(_stop_row(name) for name in STOPS)

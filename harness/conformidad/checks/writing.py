@@ -5,7 +5,7 @@ import os
 from harness.contract import CHECKPOINT_FILE, TMP_SUFFIX
 
 from ..processes import call, scratch
-from .common import read_json, row_or_not_yet, said, sample_checkpoint, write
+from .common import PYTHON_DRIVER, needs, read_json, row_or_not_yet, said, sample_checkpoint, write
 
 PIECE, TITLE = "escritura", "save_checkpoint: temporal + rename"
 CHECKS = (
@@ -14,6 +14,7 @@ CHECKS = (
 )
 
 
+@needs(PYTHON_DRIVER)
 def empty_folder(ctx):
     cp = sample_checkpoint()
     with scratch() as w:
@@ -37,6 +38,7 @@ def empty_folder(ctx):
     )
 
 
+@needs(PYTHON_DRIVER)
 def replaces_whole(ctx):
     cp = sample_checkpoint()
     with scratch() as w:
