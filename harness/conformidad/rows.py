@@ -14,7 +14,9 @@ def shorten(text, width=160):
     text = " ".join(str(text).split())
     if len(text) <= width:
         return text
-    return textwrap.shorten(text, width, placeholder=" …") or text[: width - 2] + " …"
+    cut = textwrap.shorten(text, width, placeholder=" …")
+    # Una sola «palabra» más larga que el ancho (una ruta, por ejemplo): se corta ella, con «…».
+    return cut if cut.strip(" …") else text[: width - 2] + " …"
 
 
 def stderr_tail(stderr):
