@@ -10,15 +10,8 @@ from collections import Counter
 
 from harness.contract import crash_message, kill_line
 from harness.errors import HarnessError
+from harness.escenario import KINDS
 from harness.jitter import jitter
-
-# Los cuatro momentos de un turno donde se puede provocar la caída, en el orden en que ocurren.
-KINDS = {
-    "after-save-a": "① punto A guardado, herramienta sin ejecutar",
-    "after-tool": "② herramienta ejecutada, registro sin escribir",
-    "after-effect-write": "registro escrito, punto B sin guardar",
-    "after-save-b": "③ punto B guardado",
-}
 
 _counts = Counter()
 

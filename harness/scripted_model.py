@@ -17,13 +17,13 @@ import json
 import os
 
 from harness.errors import HarnessError
+from harness.escenario import FINAL_TEXT, SCRIPT, VERIFIED_TEXT, VERIFY, call_id
 from harness.jitter import jitter
 from harness.protocol import blocks_of, pairing_error
 from harness.tools import NOTES_PATH, READ_ONLY, REPORT_DAMAGED, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 
 MODEL_NAME = "modelo-guionado"
-FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
-VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
+READ, COUNT, WRITE = SCRIPT  # el guion de la tarea (harness.escenario)
 DAMAGED_TEXT = (
     "report.txt existe pero está dañado; no escribo encima para no esconder el daño. Revísalo a mano "
     "(o bórralo) antes de volver a pedírmelo."
@@ -114,7 +114,7 @@ def _write_input(messages):
     ok = {
         uses[i]["name"]: _text(r["content"]) for i, r in _results(messages).items() if not r.get("is_error")
     }
-    notes, words = ok["read_notes"], ok["count_words"]
+    notes, words = ok[READ], ok[COUNT]
     clients = [line[2:].split(":")[0] for line in notes.splitlines() if line.startswith("- ")]
     lines = [REPORT_TITLE, "", f"Fuente: {words}.", f"Clientes con novedades: {len(clients)}."]
     return {"path": REPORT_PATH, "content": "\n".join(lines + [f"- {c}" for c in clients]) + "\n"}
@@ -129,7 +129,7 @@ def _next_step(messages):
     content = messages[-1]["content"]
     if isinstance(content, str):
         if len(messages) == 1:
-            return "read_notes", {"path": NOTES_PATH}
+            return READ, {"path": NOTES_PATH}
         content = []
     result = next((b for b in reversed(content) if b.get("type") == "tool_result"), None)
     if result is None:
@@ -138,17 +138,17 @@ def _next_step(messages):
     name, ok = uses[result["tool_use_id"]]["name"], not result.get("is_error")
     if not ok and name in READ_ONLY:
         return _read_again(messages, uses, result)
-    if name == "read_notes" and ok:
-        return "count_words", {"path": NOTES_PATH}
-    if name == "count_words" and ok:
-        return "write_report", _write_input(messages)
-    if name == "write_report":
-        return (None, FINAL_TEXT) if ok else ("check_report", {"path": REPORT_PATH})
-    if name == "check_report" and ok:
+    if name == READ and ok:
+        return COUNT, {"path": NOTES_PATH}
+    if name == COUNT and ok:
+        return WRITE, _write_input(messages)
+    if name == WRITE:
+        return (None, FINAL_TEXT) if ok else (VERIFY, {"path": REPORT_PATH})
+    if name == VERIFY and ok:
         if REPORT_DAMAGED in _text(result["content"]):
             return None, DAMAGED_TEXT
         if REPORT_MISSING in _text(result["content"]):
-            return "write_report", _write_input(messages)
+            return WRITE, _write_input(messages)
         return None, VERIFIED_TEXT
     raise ScriptError(f"no hay respuesta guionada para un tool_result de {name}")
 
@@ -190,7 +190,7 @@ class _ScriptedMessages:
         usage = Usage(input_tokens=120 + 60 * len(messages), output_tokens=40 if name else 20)
         if name is None:
             return Message(calls + 1, [TextBlock(value)], "end_turn", usage)
-        block = ToolUseBlock(f"toolu_{calls + 1:02d}", name, value)
+        block = ToolUseBlock(call_id(calls + 1), name, value)
         return Message(calls + 1, [block], "tool_use", usage)
 
 

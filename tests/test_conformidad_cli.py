@@ -1,19 +1,38 @@
-"""``python -m harness.conformidad`` como lo corre una persona: un informe en español, código 0 solo si
-pasa todo, y nunca una traza; con los textos esperados tomados de la lección."""
+"""``python -m harness.conformidad`` como lo corre una persona: un informe en español que dice qué
+comprobó y qué no aplica (y por qué), código 0 solo si pasa todo, y nunca una traza; con los textos
+esperados tomados de la lección."""
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from seed_text import SEED, fill, template
 
 from harness import contract
 from harness.beyond import batch_agent
-from harness.conformidad import checks
-from maintainer.paths import REFERENCE_AGENT
+from harness.conformidad.checks import CHECKS, PRODUCTION_PIECES, production, reading
+from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 
 CRASH_ROW = re.compile(r"^\s+(✓|✗)\s+caída en (after-[a-z-]+:\d+)", re.MULTILINE)
+# Los títulos de las secciones de «De la lección a producción» (fijados por quien lidera el curso).
+SECTIONS = (
+    "Un corte de luz entre la escritura y el rename",
+    "Un disco que falla y sigue fallando",
+    "Un registro que no se puede leer",
+    "Un punto de control con otra forma",
+    "Un enlace donde debería haber un archivo",
+    "Dos agentes en la misma carpeta",
+    "Texto antes del tool_use",
+    "Dos tool_use en un turno",
+    "El tope de turnos",
+    "Ctrl-C o SIGTERM mientras espera al modelo",
+    "Una tarea que ya terminó",
+    "Una herramienta que no existe",
+    "La clave de idempotencia",
+)
 
 
 def conformidad(*args, cwd=None):
@@ -27,12 +46,15 @@ def conformidad(*args, cwd=None):
     )
 
 
-def test_the_reference_agent_passes_with_every_crash_point():
+@pytest.mark.slow
+def test_the_reference_agent_passes_the_lesson_tier_and_says_what_it_checked():
     done = conformidad(REFERENCE_AGENT)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     rows = CRASH_ROW.findall(done.stdout)
-    assert len(rows) >= 12 and {status for status, _ in rows} == {"✓"}
+    assert len({label for _, label in rows}) == 12 and {status for status, _ in rows} == {"✓"}
     assert done.stdout.splitlines()[-1].endswith("✓") and "✗" not in done.stdout
+    assert done.stdout.count("comprueba: ") >= len(CHECKS)
+    assert "(nivel producción)" not in done.stdout  # el nivel de producción, solo con --produccion
 
 
 def test_a_reconcile_that_does_nothing_fails_and_names_the_crash_points(tmp_path):
@@ -42,14 +64,25 @@ def test_a_reconcile_that_does_nothing_fails_and_names_the_crash_points(tmp_path
         re.sub(r"def reconcile\(cp\):.*\n", "def reconcile(cp):\n    return None\n", source, count=1),
         encoding="utf-8",
     )
-    done = conformidad(str(broken))
+    done = conformidad(str(broken), "--solo", "caidas")
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     failed = {label for status, label in CRASH_ROW.findall(done.stdout) if status == "✗"}
-    # Sin reconcile, las dos caídas tras ejecutar write_report la repiten al reanudar.
-    assert {"after-tool:3", "after-effect-write:3"} <= failed
-    assert "pista:" in done.stdout and done.stdout.splitlines()[-1].startswith("33 comprobaciones")
+    # Sin reconcile, ninguna llamada colgante se rellena: fallan todas las etiquetas con colgante.
+    assert {"after-tool:3", "after-effect-write:3", "after-save-a:1"} <= failed
+    assert not failed & {"after-save-b:1", "after-save-b:2", "after-save-b:3"}
+    assert "pista:" in done.stdout and re.match(r"\d+ comprobaciones", done.stdout.splitlines()[-1])
 
 
+def test_a_failed_row_shows_the_agents_own_stderr(tmp_path):
+    broken = tmp_path / "agent.py"
+    source = open(REFERENCE_AGENT, encoding="utf-8").read()
+    broken.write_text(source.replace("raw = read_bytes(CHECKPOINT_PATH)", "raw = 1 / 0"), encoding="utf-8")
+    done = conformidad(str(broken), "--solo", "lectura")
+    assert done.returncode == 1
+    assert "stderr del agente │ ZeroDivisionError: division by zero" in done.stdout
+
+
+@pytest.mark.slow
 def test_the_batch_agent_runs_the_crash_points_it_has(tmp_path):
     done = conformidad(
         batch_agent.__file__,
@@ -60,7 +93,33 @@ def test_the_batch_agent_runs_the_crash_points_it_has(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     labels = {label for _, label in CRASH_ROW.findall(done.stdout)}
     assert {"after-tool:4", "after-effect-write:4", "after-save-b:2"} <= labels
-    assert "no aplica" in done.stdout
+    assert "no aplica: supone el guion de la lección" in done.stdout
+
+
+def test_an_agent_that_writes_nothing_fails_under_several_calls(tmp_path):
+    idle = tmp_path / "agent.py"
+    idle.write_text('import sys\nprint("[done] listo")\nsys.exit(0)\n', encoding="utf-8")
+    done = conformidad(str(idle), "--varias-llamadas")
+    assert done.returncode == 1, done.stdout
+    assert re.search(r"✗\s+la corrida sin caída", done.stdout)
+
+
+@pytest.mark.slow
+def test_the_production_tier_names_a_section_of_the_production_notebook_in_every_row():
+    done = conformidad(REFERENCE_AGENT, *[a for p in PRODUCTION_PIECES for a in ("--solo", p)])
+    named = set(re.findall(r"^\s+(?:✓|✗|no aplica)\s+«([^»]+)»", done.stdout, re.MULTILINE))
+    assert named and named <= set(SECTIONS)
+    assert {m.SECTION for m in production.MODULES} <= set(SECTIONS)
+    notebook = Path(NOTEBOOKS) / "de_la_leccion_a_produccion.ipynb"
+    if notebook.exists():  # las secciones, tal como las titula el notebook
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        titles = {
+            line[3:].strip("«» ")
+            for c in cells
+            for line in "".join(c["source"]).splitlines()
+            if line.startswith("## ")
+        }
+        assert {m.SECTION for m in production.MODULES} <= {t.strip("«»") for t in titles}
 
 
 @pytest.mark.parametrize("args", [["no-existe.py"], [REFERENCE_AGENT, "--entorno", "SIN_IGUAL"]])
@@ -71,10 +130,10 @@ def test_a_bad_command_line_is_one_spanish_line(args):
 
 def test_the_expected_errors_are_the_lessons_own():
     path = "${CHECKPOINT_PATH}"
-    assert checks.NO_CHECKPOINT == fill(template(f"No se encuentra {path}"), path="checkpoint.json")
-    assert fill(template(f"No se pudo parsear {path}"), path="checkpoint.json").startswith(checks.UNPARSABLE)
+    assert reading.NO_CHECKPOINT == fill(template(f"No se encuentra {path}"), path="checkpoint.json")
+    assert fill(template(f"No se pudo parsear {path}"), path="checkpoint.json").startswith(reading.UNPARSABLE)
     version = fill(template(f"{path} tiene version="), path="checkpoint.json", version=2)
-    assert checks.WRONG_VERSION == version
-    assert checks.TRUNCATED in SEED
+    assert reading.WRONG_VERSION == version
+    assert reading.TRUNCATED in SEED
     unknown = fill(template("Se desconoce el estado de ejecución previo"), name="write_report")
     assert contract.unknown_state_text("write_report") == unknown

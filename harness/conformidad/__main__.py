@@ -13,7 +13,7 @@ import shlex
 import shutil
 import sys
 
-from .checks import CHECKS
+from .checks import CAPABILITIES
 from .containment import kill_adopted, own_children
 from .processes import Context, SuiteStopped, import_problem
 from .report import all_passed, piece_text, summary
@@ -41,14 +41,19 @@ def parser():
     p.add_argument(
         "--solo",
         action="append",
-        choices=list(CHECKS),
+        choices=list(CAPABILITIES),
         metavar="PIEZA",
-        help=f"solo esta pieza ({', '.join(CHECKS)}); se puede repetir",
+        help=f"solo esta pieza ({', '.join(CAPABILITIES)}); se puede repetir",
     )
     p.add_argument(
         "--varias-llamadas",
         action="store_true",
         help="el agente pide varias herramientas por turno (otro guion): solo se prueban las caídas",
+    )
+    p.add_argument(
+        "--produccion",
+        action="store_true",
+        help="también el nivel de producción: las defensas de «De la lección a producción»",
     )
     p.add_argument(
         "--entorno",
@@ -118,19 +123,21 @@ def main(argv=None):
     ctx = Context(agent, env, args.varias_llamadas, command)
     own_children()  # los hijos de este proceso son todos de las corridas: un huérfano muere con la suya
     try:
-        return _run(ctx, args.solo)
+        return _run(ctx, args.solo, args.produccion)
     finally:
         kill_adopted()  # un huérfano que dejó el grupo y borró su marca: la suite no lo deja vivo
 
 
-def _run(ctx, pieces):
+def _run(ctx, pieces, production=False):
     problem = import_problem(ctx)
     if problem:
         print(problem, file=sys.stderr)
         return 1
     rows = []
     try:
-        for title, piece_rows in run_suite(ctx, pieces, progress=lambda t: print(f"… {t}", flush=True)):
+        for title, piece_rows in run_suite(
+            ctx, pieces, production=production, progress=lambda t: print(f"… {t}", flush=True)
+        ):
             print(piece_text(title, piece_rows), flush=True)
             rows += piece_rows
     except SuiteStopped as stop:

@@ -195,6 +195,12 @@ def run(ctx, workdir, **options):
     return _contained(ctx, args, workdir, env)
 
 
+def run_prefixed(ctx, workdir, prefix, **options):
+    """El agente (como ``run``) detrás de un comando como ``strace …``: para provocar una falla de E/S."""
+    args, env = _args(ctx, workdir, **options)
+    return _contained(ctx, [*prefix, *args], workdir, env)
+
+
 def run_args(ctx, workdir, *args):
     """El agente con estos argumentos tal cual (para probar los que no valen)."""
     command, env = _args(ctx, workdir)

@@ -1,19 +1,34 @@
-"""La suite en texto: una sección por pieza, una línea por fila, y el resumen."""
+"""La suite en texto: una sección por pieza (qué comprueba, o por qué no aplica), una línea por fila,
+y debajo de la que falla, la pista y las últimas líneas del stderr del agente; al final, el resumen."""
 
 from collections import Counter
 
+from .checks import CAPABILITIES
 from .rows import FAILED, NOT_APPLICABLE, NOT_YET, OK
 
 ORDER = (OK, FAILED, NOT_YET, NOT_APPLICABLE)
 
 
+BY_TITLE = {capability.title: capability for capability in CAPABILITIES.values()}
+
+
 def piece_text(title, rows):
-    """La sección de una pieza: su título y una línea por fila (la pista, debajo de la que falla)."""
-    lines = [f"── {title} ──"]
+    """La sección de una pieza: su título, lo que comprueba, y una línea por fila."""
+    capability = BY_TITLE[title]
+    lines = [f"── {title} (nivel {capability.tier}) ──"]
+    if all(row.status == NOT_APPLICABLE for row in rows):
+        lines += [f"{'':>10}  no aplica: {row.got}" for row in rows]
+        return "\n".join(lines)
+    lines += [f"{'':>10}  comprueba: {check}" for check in capability.checks]
     for row in rows:
-        lines.append(f"{row.status:>10}  {row.scenario} · se espera: {row.expected} · pasó: {row.got}")
+        section = f"«{row.section}» · " if row.section else ""
+        lines.append(
+            f"{row.status:>10}  {section}{row.scenario} · se espera: {row.expected} · pasó: {row.got}"
+        )
         if row.hint:
             lines.append(f"{'':>10}  pista: {row.hint}")
+        for line in row.stderr:
+            lines.append(f"{'':>10}  stderr del agente │ {line}")
     return "\n".join(lines)
 
 
@@ -25,4 +40,11 @@ def summary(rows):
 
 
 def all_passed(rows):
-    return all(row.passed for row in rows)
+    """Todo ✓ o «no aplica», y al menos una fila ✓: una suite que no probó nada no pasa."""
+    return all(row.passed for row in rows) and any(row.status == OK for row in rows)
+
+
+def report_text(results):
+    """El informe entero de ``run_suite``: las secciones y el resumen."""
+    rows = [row for _, piece_rows in results for row in piece_rows]
+    return "\n".join([piece_text(title, rows) for title, rows in results] + [summary(rows)])

@@ -1,9 +1,28 @@
-"""Una fila de la suite: qué se probó, qué se esperaba, qué pasó y, si falló, una pista que nombra el
-momento sin dar el código."""
+"""Una fila de la suite: qué se probó, qué se esperaba, qué pasó y, si falló, una pista elegida por lo
+que pasó (no por la fila) y las últimas líneas de stderr del agente."""
 
+import textwrap
 from typing import NamedTuple
 
 OK, FAILED, NOT_YET, NOT_APPLICABLE = "✓", "✗", "todavía no", "no aplica"
+STDERR_LINES, LINE_WIDTH = 6, 200  # lo que se muestra del stderr del agente bajo una fila que falla
+
+
+def shorten(text, width=160):
+    """``text`` en una línea de a lo sumo ``width`` caracteres, cortado entre palabras (nunca a mitad
+    de una) y con «…» si se cortó."""
+    text = " ".join(str(text).split())
+    if len(text) <= width:
+        return text
+    cut = textwrap.shorten(text, width, placeholder=" …")
+    # Una sola «palabra» más larga que el ancho (una ruta, por ejemplo): se corta ella, con «…».
+    return cut if cut.strip(" …") else text[: width - 2] + " …"
+
+
+def stderr_tail(stderr):
+    """Las últimas líneas no vacías del stderr de una corrida, cada una acotada."""
+    lines = [line for line in (stderr or "").splitlines() if line.strip()]
+    return tuple(shorten(line, LINE_WIDTH) for line in lines[-STDERR_LINES:])
 
 
 class Row(NamedTuple):
@@ -12,15 +31,20 @@ class Row(NamedTuple):
     got: str
     status: str
     hint: str = ""
+    stderr: tuple = ()  # las últimas líneas del stderr del agente, solo si la fila falló
+    section: str = ""  # la sección del notebook de producción que explica esta defensa
 
     @property
     def passed(self):
+        """✓, o «no aplica» con su porqué (la suite exige además filas ✓: ver ``report.all_passed``)."""
         return self.status in (OK, NOT_APPLICABLE)
 
 
-def judged(scenario, expected, got, ok, hint):
-    """Una fila con ✓ o ✗ (la pista solo si falló)."""
-    return Row(scenario, expected, got, OK if ok else FAILED, "" if ok else hint)
+def judged(scenario, expected, got, ok, hint, stderr="", section=""):
+    """Una fila con ✓ o ✗ (la pista y el stderr del agente, solo si falló)."""
+    if ok:
+        return Row(scenario, expected, shorten(got), OK, section=section)
+    return Row(scenario, expected, shorten(got), FAILED, hint, stderr_tail(stderr), section)
 
 
 def not_yet(scenario, expected, missing):
@@ -30,5 +54,6 @@ def not_yet(scenario, expected, missing):
     )
 
 
-def not_applicable(scenario, why):
-    return Row(scenario, "—", why, NOT_APPLICABLE)
+def not_applicable(scenario, why, section=""):
+    """Una fila que no se prueba con este agente, y por qué."""
+    return Row(scenario, "—", why, NOT_APPLICABLE, section=section)

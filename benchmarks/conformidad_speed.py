@@ -1,0 +1,83 @@
+"""Mide cuánto tarda el nivel de la lección de la suite de conformidad, contra una caída + --resume del
+mismo agente, en la misma corrida (el objetivo del issue 32: a lo sumo 12 veces).
+
+    python -m benchmarks.conformidad_speed [--agente solutions/agent.py] [--rondas 3]
+
+Cada ronda mide primero una caída en after-effect-write:3 más su --resume (dos procesos, uno tras
+otro, en una carpeta nueva) y después el nivel de la lección entero (``run_suite``, en paralelo: un
+trabajador por núcleo). Se informa la mediana de cada medida (tiempo de reloj y CPU de los procesos
+hijos) y sus cocientes; las rondas alternan las
+dos medidas, así un cambio de ritmo de la máquina les toca a ambas. Al final, la carga de la máquina
+(``os.getloadavg``) antes y después.
+"""
+
+import argparse
+import os
+import resource
+import statistics
+import tempfile
+import time
+
+from harness.conformidad.processes import Context
+from harness.conformidad.report import all_passed
+from harness.conformidad.suite import run_suite, workers
+from harness.runner import run_agent_process
+from maintainer.paths import REFERENCE_AGENT
+
+TARGET = 12
+
+
+def children_cpu():
+    """Segundos de CPU (usuario + sistema) de los procesos hijos que ya terminaron."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_crash_and_resume(agent):
+    """(segundos, segundos de CPU) de una caída en after-effect-write:3 y su --resume."""
+    with tempfile.TemporaryDirectory() as w:
+        start, cpu = time.perf_counter(), children_cpu()
+        run_agent_process(w, agent=agent, crash_after="after-effect-write:3")
+        run_agent_process(w, agent=agent, resume=True)
+        return time.perf_counter() - start, children_cpu() - cpu
+
+
+def lesson_tier(agent):
+    """(segundos, segundos de CPU de los agentes, filas) del nivel de la lección entero."""
+    start, cpu = time.perf_counter(), children_cpu()
+    results = run_suite(Context(agent, {}))
+    rows = [row for _, rows in results for row in rows]
+    return time.perf_counter() - start, children_cpu() - cpu, rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.conformidad_speed")
+    p.add_argument("--agente", default=REFERENCE_AGENT)
+    p.add_argument("--rondas", type=int, default=3)
+    args = p.parse_args(argv)
+    agent, before = os.path.abspath(args.agente), os.getloadavg()
+    single, suite = [], []
+    for _ in range(args.rondas):
+        single.append(one_crash_and_resume(agent))
+        *measure, rows = lesson_tier(agent)
+        suite.append(measure)
+        if not all_passed(rows):
+            print("Aviso: el agente no pasa el nivel de la lección; la medida vale igual, pero revísalo.")
+    (one, one_cpu), (whole, whole_cpu) = (
+        [statistics.median(m) for m in zip(*x, strict=True)] for x in (single, suite)
+    )
+    print(f"una caída + --resume: {one:.2f} s, {one_cpu:.2f} s de CPU (mediana de {args.rondas})")
+    print(
+        f"nivel de la lección: {whole:.2f} s, {whole_cpu:.2f} s de CPU, {len(rows)} filas, {workers()} trabajadores"
+    )
+    print(f"cociente: {whole / one:.1f}× (objetivo: a lo sumo {TARGET}×)")
+    # Con la máquina ocupada por otros, el reloj no mide la suite: el trabajo (CPU) sí, y repartido entre
+    # los trabajadores da el cociente que tendría la máquina libre.
+    print(
+        f"cociente de CPU: {whole_cpu / one_cpu:.1f}×; repartido en {workers()}: {whole_cpu / one_cpu / workers():.1f}×"
+    )
+    print(f"carga de la máquina: {before[0]:.2f} antes, {os.getloadavg()[0]:.2f} después")
+
+
+if __name__ == "__main__":
+    main()

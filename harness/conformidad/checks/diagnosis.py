@@ -1,0 +1,323 @@
+"""Qué salió mal en una etiqueta, elegido por lo que pasó: cada función devuelve los problemas
+encontrados, en orden de causa, como (lo que pasó, la pista). La pista nombra la causa (el punto A que
+falta, una anotación con result null, un registro truncado), no la fila que la encontró."""
+
+import json
+
+from harness.contract import (
+    BRANCH_WORDS,
+    CHECKPOINT_FILE,
+    EFFECTS_FILE,
+    EXIT_DONE,
+    HIT,
+    IS_ERROR,
+    NO_PENDING,
+    RERUN,
+    done_text,
+    parse_log,
+    unknown_state_text,
+)
+from harness.disk_state import last_tool_results
+from harness.escenario import EXPECTED, SAVE_A, SAVE_B, split
+from harness.protocol import blocks_of, pairing_error
+
+from ..rows import shorten
+from .common import RESUME_CRASH, checkpoint_of, crash_hint, died_at, ended, refilled_then_died
+
+
+def _tool_results(messages):
+    return {b.get("tool_use_id"): b for b in blocks_of(messages or [], "tool_result")}
+
+
+def _names(calls):
+    return ", ".join(f"{c.id} {c.name}" for c in calls) or "ninguna"
+
+
+def ledger_problems(entries, calls, messages, moment_text):
+    """El registro tiene que tener exactamente ``calls`` (ids y nombres), cada una con el resultado
+    real: el texto que recibió el modelo en su tool_result, si ya lo recibió."""
+    got = {tid: e.get("name") if isinstance(e, dict) else e for tid, e in entries.items()}
+    shown = ", ".join(f"{tid} {name}" for tid, name in got.items()) or "vacío"
+    for tid, entry in entries.items():
+        result = entry.get("result") if isinstance(entry, dict) else None
+        if not isinstance(result, str):
+            return [
+                (
+                    f"{EFFECTS_FILE} {moment_text}: {tid} con result {json.dumps(result)}",
+                    "hay una anotación sin resultado real: se anotó antes de ejecutar la herramienta "
+                    "(ejecutar primero, anotar después)",
+                )
+            ]
+    wanted = {c.id: c.name for c in calls}
+    if got == wanted:
+        results = _tool_results(messages)
+        for tid, entry in entries.items():
+            sent = results.get(tid)
+            if sent and not sent.get("is_error") and sent.get("content") != entry["result"]:
+                return [
+                    (
+                        f"{EFFECTS_FILE} {moment_text}: el resultado de {tid} no es el que recibió el modelo",
+                        "se anota el resultado real de la herramienta, el mismo que va en su tool_result",
+                    )
+                ]
+        return []
+    expected = f"{EFFECTS_FILE} {moment_text}: {shown}; se esperaba {_names(calls)}"
+    lost = [tid for tid in wanted if tid not in got]
+    extra = [tid for tid in got if tid not in wanted]
+    if lost and got and all(tid in wanted for tid in got) and len(got) == 1 and len(wanted) > 1:
+        return [
+            (
+                expected,
+                "save_effect reescribió el registro solo con la anotación nueva: carga el registro, agrega la anotación y guárdalo entero",
+            )
+        ]
+    if lost and not extra:
+        return [
+            (
+                expected,
+                f"falta la anotación de {', '.join(lost)}: cada herramienta que corrió (también la que reconcile vuelve a ejecutar) se anota en {EFFECTS_FILE}",
+            )
+        ]
+    if extra and not lost:
+        return [
+            (
+                expected,
+                f"{', '.join(extra)} está en el registro y no debería: solo se anota lo que ya corrió con éxito, después de correrlo",
+            )
+        ]
+    return [(expected, "el registro no tiene las anotaciones que corresponden a este momento")]
+
+
+def crash_problems(record):
+    """Lo que está mal en el disco justo después de la caída en la etiqueta."""
+    label, state = record.label, record.after_crash
+    kind, turn = split(label)
+    exp = EXPECTED[label]
+    if not died_at(record.crash, label):
+        return [(f"no murió en {label}: {ended(record.crash)}", crash_hint(record.crash, label))]
+    cp = checkpoint_of(state)
+    if not cp:
+        what = "no existe" if state.checkpoint is None else "no se puede leer"
+        return [
+            (
+                f"{CHECKPOINT_FILE} {what} tras {label}",
+                "el punto A se guarda apenas llega la respuesta del modelo, antes de ejecutar nada",
+            )
+        ]
+    pending = state.pending if isinstance(state.pending, dict) else None
+    got = f"pendingToolUse = {pending.get('name') if pending else 'null'}"
+    if exp.pending and not pending:
+        why = (
+            "el punto A no se guardó con la llamada colgante de este turno: guárdalo apenas llega la respuesta, con pendingToolUse = esa llamada"
+            if kind == SAVE_A
+            else f"la herramienta ya corrió y {CHECKPOINT_FILE} no tiene su llamada colgante: el punto A se guarda antes de ejecutar, no después"
+        )
+        return [(f"{got} tras {label}", why)]
+    if exp.pending and pending.get("id") != exp.pending.id:
+        return [
+            (
+                f"{got} ({pending.get('id')}) tras {label}",
+                "pendingToolUse no es la llamada de este turno: el punto A de este turno no se guardó antes de ejecutar",
+            )
+        ]
+    if not exp.pending and pending:
+        return [
+            (
+                f"{got} tras {label}",
+                "el punto B se guarda con pendingToolUse en null: el resultado ya está en messages",
+            )
+        ]
+    messages = cp.get("messages") or []
+    problems = []
+    if exp.pending and exp.pending.id in {b.get("id") for b in blocks_of(messages, "tool_use")}:
+        problems.append(
+            (
+                f"el punto A de {label} ya trae el turno del asistente en messages",
+                "el punto A se guarda antes de agregar el turno del asistente a messages: si no, al reanudar ese turno queda dos veces",
+            )
+        )
+    if kind == SAVE_B and last_tool_results(messages) != [exp.ledger[-1].id]:
+        problems.append(
+            (
+                "el punto B no trae el tool_result de este turno al final de messages",
+                "el punto B se guarda después de agregar el tool_result a messages",
+            )
+        )
+    if cp.get("turns") != turn:
+        problems.append(
+            (
+                f"turns = {cp.get('turns')} tras {label}",
+                "turns cuenta los turnos del modelo: en el turno N, vale N",
+            )
+        )
+    problems += ledger_problems(state.entries, exp.ledger, messages, f"tras {label}")
+    if state.report_copies != exp.copies:
+        problems.append(
+            (
+                f"{state.report_copies} copias del reporte tras {label}",
+                "el reporte se escribe una sola vez, cuando corre write_report",
+            )
+        )
+    return problems
+
+
+_BRANCH_HINTS = {
+    (
+        HIT,
+        RERUN,
+    ): f"la llamada ya estaba anotada y reconcile la volvió a ejecutar: busca primero pendingToolUse.id en {EFFECTS_FILE} y reutiliza su resultado",
+    (
+        RERUN,
+        IS_ERROR,
+    ): "una herramienta de solo lectura sin anotación recibió is_error: si está en READ_ONLY, se vuelve a ejecutar",
+    (
+        IS_ERROR,
+        RERUN,
+    ): "una herramienta con efectos secundarios sin anotación se volvió a ejecutar a ciegas: le toca is_error",
+    (IS_ERROR, HIT): "reconcile encontró una anotación que no debería existir: ¿se anotó antes de ejecutar?",
+    (RERUN, HIT): "reconcile encontró una anotación que no debería existir: ¿se anotó antes de ejecutar?",
+}
+
+
+def branch_problems(record):
+    exp, got = EXPECTED[record.label].branch, record.resume.branch
+    if got == exp:
+        return []
+    words = BRANCH_WORDS.get(got, "ninguna línea de reanudación")
+    text = f"rama «{words}» en vez de «{BRANCH_WORDS[exp]}» tras {record.label}"
+    if got is None:
+        return [
+            (
+                f"--resume: {ended(record.resume)}",
+                "el --resume no leyó el punto de control (no imprimió su línea de reanudación)",
+            )
+        ]
+    if exp == NO_PENDING:
+        return [(text, "con pendingToolUse en null, reconcile no hace nada (ninguna línea de reconcile)")]
+    return [
+        (
+            text,
+            _BRANCH_HINTS.get((exp, got), "reconcile tomó otra rama que la de la lección para este momento"),
+        )
+    ]
+
+
+def refill_problems(record):
+    """El punto B rellenado: guardado de verdad (no solo anunciado), con el tool_result de la colgante."""
+    exp = EXPECTED[record.label]
+    if not exp.pending:
+        return []
+    if not died_at(record.resume, RESUME_CRASH) or not refilled_then_died(record.resume):
+        if record.resume.returncode == EXIT_DONE and any(p.refilled for p in parse_log(record.resume.stdout)):
+            return [
+                (
+                    "el --resume siguió después del punto B rellenado sin pasar por crash_point",
+                    "después de guardar el punto B rellenado, llama a crash_point('after-save-b'), como en cada punto B",
+                )
+            ]
+        return [
+            (
+                f"--resume con caída en {RESUME_CRASH}: {ended(record.resume)}",
+                "el --resume tiene que rellenar el punto B de la llamada colgante, anunciarlo («[save B] rellenado…») y guardarlo",
+            )
+        ]
+    cp = checkpoint_of(record.after_resume)
+    if record.after_resume.pending:
+        return [
+            (
+                f"el log dice «[save B] rellenado…» pero {CHECKPOINT_FILE} sigue con pendingToolUse",
+                "el punto B rellenado no se guardó: guárdalo (pendingToolUse en null) antes de seguir",
+            )
+        ]
+    messages = cp.get("messages") or []
+    if last_tool_results(messages) != [exp.pending.id]:
+        return [
+            (
+                f"el punto B rellenado termina con {last_tool_results(messages) or 'ningún tool_result'}",
+                "el punto B rellenado agrega el turno del asistente y el tool_result de la llamada colgante",
+            )
+        ]
+    if pairing_error(messages):
+        return [
+            (
+                shorten(pairing_error(messages), 120),
+                "el punto B rellenado deja una conversación que la API rechazaría: un tool_use, su tool_result, en orden",
+            )
+        ]
+    result = _tool_results(messages)[exp.pending.id]
+    if exp.branch == IS_ERROR and (
+        result.get("is_error") is not True or result.get("content") != unknown_state_text(exp.pending.name)
+    ):
+        return [
+            (
+                f"tool_result de {exp.pending.id}: is_error={result.get('is_error')}",
+                "la rama is_error lleva is_error: true y el texto de la lección («Se desconoce el estado de ejecución previo…»)",
+            )
+        ]
+    return []
+
+
+def refilled_ledger_problems(record):
+    """Tras el punto B rellenado (acierto o re-ejecución): el registro con la llamada colgante anotada,
+    las copias del reporte de antes; desde ahí sigue como la fila de after-save-b del mismo turno."""
+    exp, state = EXPECTED[record.label], record.after_resume
+    calls = exp.ledger if exp.branch == HIT else (*exp.ledger, exp.pending)
+    messages = checkpoint_of(state).get("messages") or []
+    problems = ledger_problems(state.entries, calls, messages, "tras el punto B rellenado")
+    if state.report_copies != exp.copies:
+        problems.append(
+            (
+                f"{state.report_copies} copias del reporte tras reanudar",
+                "el reporte se escribió dos veces: una herramienta con efectos secundarios no se repite a ciegas",
+            )
+        )
+    return problems
+
+
+def final_problems(record):
+    """El final tras reanudar: [done] con el texto esperado, el registro exacto, una copia del reporte."""
+    exp, last, state = EXPECTED[record.label], record.finished, record.final
+    if exp.pending and not record.last:
+        return refilled_ledger_problems(record)
+    if last.returncode != EXIT_DONE or done_text(last.stdout) is None:
+        return [
+            (f"--resume: {ended(last)}", "tras reanudar, la tarea sigue hasta el final: [done] y código 0")
+        ]
+    problems = []
+    if done_text(last.stdout) != exp.final_text:
+        problems.append(
+            (
+                f"[done] {shorten(done_text(last.stdout), 80)}",
+                "el modelo terminó de otra manera: revisa qué tool_result recibió al reanudar",
+            )
+        )
+    messages = checkpoint_of(state).get("messages") or []
+    problems += ledger_problems(state.entries, exp.final_ledger, messages, "al terminar")
+    if state.report_copies != 1:
+        problems.append(
+            (
+                f"{state.report_copies} copias del reporte al terminar",
+                "el reporte se escribió dos veces: una herramienta con efectos secundarios no se repite a ciegas",
+            )
+        )
+    if pairing_error(messages):
+        problems.append(
+            (
+                "el punto de control final no está emparejado",
+                "cada tool_use queda con su tool_result, en orden",
+            )
+        )
+    return problems
+
+
+def aspects(record, *names):
+    """Los problemas de los aspectos pedidos, en orden: crash, branch, refill, final."""
+    found = []
+    for name in names:
+        found += {
+            "crash": crash_problems,
+            "branch": branch_problems,
+            "refill": refill_problems,
+            "final": final_problems,
+        }[name](record)
+    return found

@@ -1,0 +1,47 @@
+"""Provocar una falla de E/S en un archivo del agente, para cualquier lenguaje: ``strace`` inyecta el
+error en cada apertura de ese archivo (solo Linux, y solo si strace está instalado y se puede usar)."""
+
+import functools
+import shutil
+import subprocess
+
+from ..processes import scratch
+
+
+@functools.cache
+def strace_missing():
+    """'' si strace puede inyectar fallas aquí, o por qué no."""
+    if not shutil.which("strace"):
+        return "hace falta strace (para provocar la falla de disco) y no está instalado"
+    with scratch() as w:
+        try:
+            done = subprocess.run(
+                ["strace", "-f", "-qq", "-o", "/dev/null", "true"], cwd=w, capture_output=True, timeout=60
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return "strace no pudo correr aquí"
+    return "" if done.returncode == 0 else "strace no puede seguir procesos aquí (¿un contenedor sin ptrace?)"
+
+
+def failing(path, errno_name):
+    """El prefijo que hace fallar con ``errno_name`` cada apertura de ``path`` (relativo a la carpeta)."""
+    calls = "openat,open,creat"
+    return [
+        "strace",
+        "-f",
+        "-qq",
+        "-o",
+        "/dev/null",
+        "-P",
+        path,
+        "-e",
+        f"trace={calls}",
+        "-e",
+        f"inject={calls}:error={errno_name}",
+    ]
+
+
+def without_strace(result):
+    """La corrida sin las líneas que strace mismo escribe en stderr («strace: …»)."""
+    kept = [line for line in result.stderr.splitlines(keepends=True) if not line.startswith("strace: ")]
+    return result._replace(stderr="".join(kept))

@@ -1,0 +1,91 @@
+"""apertura: una corrida nueva empieza limpia (``fresh_scene``), también por la terminal: sin
+heredar punto de control, registro ni reporte de la corrida anterior."""
+
+import json
+import os
+
+from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, EXIT_DONE, LOCK_FILE, TMP_SUFFIX, done_text
+from harness.disk_state import read_disk_state
+from harness.escenario import FINAL_TEXT, TURNS
+from harness.tools import NOTES_PATH, REPORT_PATH
+
+from ..processes import call, run, scratch
+from ..rows import judged
+from .common import PYTHON_DRIVER, needs, row_or_not_yet, said, sample_checkpoint, write
+from .diagnosis import ended, ledger_problems
+
+PIECE, TITLE = "apertura", "fresh_scene: una corrida nueva empieza limpia"
+CHECKS = (
+    f"fresh_scene borra {CHECKPOINT_FILE}, {EFFECTS_FILE}, el reporte y los .tmp, y devuelve (0, 0, [la tarea])",
+    "una corrida nueva sobre los archivos de otra termina con el registro exacto de la corrida nueva y una copia del reporte",
+)
+STALE = "toolu_09"  # una anotación de la corrida anterior: una corrida nueva no la hereda
+
+
+def _leftovers(w):
+    write(os.path.join(w, CHECKPOINT_FILE), json.dumps(sample_checkpoint()))
+    write(
+        os.path.join(w, EFFECTS_FILE),
+        json.dumps({STALE: {"name": "write_report", "result": "viejo", "at": 1}}),
+    )
+    write(os.path.join(w, REPORT_PATH), "viejo\n")
+    write(os.path.join(w, CHECKPOINT_FILE + TMP_SUFFIX), "{")
+
+
+@needs(PYTHON_DRIVER)
+def fresh_scene(ctx):
+    with scratch() as w:
+        _leftovers(w)
+        result = call(ctx, w, "fresh_scene", "la tarea")
+        left = sorted(n for n in os.listdir(w) if n not in (NOTES_PATH, LOCK_FILE))
+    ok = result.get("value") == [0, 0, [{"role": "user", "content": "la tarea"}]] and not left
+    return row_or_not_yet(
+        result,
+        "fresh_scene con los archivos de una corrida anterior",
+        f"borra {CHECKPOINT_FILE}, {EFFECTS_FILE}, el reporte y los .tmp; devuelve (0, 0, [la tarea])",
+        ok,
+        said(result) if "error" in result else f"quedaron: {', '.join(left) or 'nada'}",
+        "una corrida sin --resume no puede heredar nada de la anterior: ni punto de control, ni registro, ni reporte",
+    )
+
+
+def clean_run(ctx):
+    with scratch() as w:
+        _leftovers(w)
+        done = run(ctx, w)
+        state = read_disk_state(w)
+    scenario, expected = (
+        "una corrida nueva sobre los archivos de otra",
+        "[done], el registro de esta corrida (toolu_01…03), 1 copia",
+    )
+    if done.returncode != EXIT_DONE or done_text(done.stdout) != FINAL_TEXT:
+        return judged(
+            scenario,
+            expected,
+            ended(done),
+            False,
+            "una corrida nueva hace la tarea entera, sin mirar lo que dejó otra",
+            done.stderr,
+        )
+    problems = ledger_problems(
+        state.entries, tuple(TURNS.values()), (state.checkpoint or {}).get("messages"), "al terminar"
+    )
+    if STALE in state.entries:
+        problems = [
+            (
+                f"{EFFECTS_FILE} conserva {STALE}, de la corrida anterior",
+                f"una corrida sin --resume borra {EFFECTS_FILE} antes de empezar: un registro heredado haría reutilizar resultados de otra tarea",
+            )
+        ]
+    if state.report_copies != 1:
+        problems.append(
+            (
+                f"{state.report_copies} copias del reporte",
+                "una corrida nueva borra el reporte viejo antes de empezar",
+            )
+        )
+    got, hint = problems[0] if problems else ("[done], registro de esta corrida, 1 copia", "")
+    return judged(scenario, expected, got, not problems, hint, done.stderr)
+
+
+ROWS = (fresh_scene, clean_run)

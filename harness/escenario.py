@@ -1,0 +1,96 @@
+"""La tabla del escenario de la lección, escrita una sola vez: los cuatro tipos de caída, las 12
+etiquetas, las herramientas y turnos de la tarea, y lo que se espera en cada etiqueta (qué queda en
+disco tras la caída, qué rama toma ``reconcile`` al reanudar, qué queda al final).
+
+La importan los puntos de caída (``harness.crash``), el modelo guionado, la suite de conformidad y
+las pruebas; agregar un tipo de caída o una herramienta es cambiar esta tabla y el código que actúa
+sobre ella, nada más. Solo importa ``harness.contract`` (abajo de todo) y las herramientas.
+"""
+
+from typing import NamedTuple
+
+from harness.contract import EXIT_DONE, EXIT_KILLED, HIT, IS_ERROR, NO_PENDING, RERUN
+from harness.tools import READ_ONLY
+
+# Los cuatro momentos de un turno donde se puede provocar la caída, en el orden en que ocurren.
+KINDS = {
+    "after-save-a": "① punto A guardado, herramienta sin ejecutar",
+    "after-tool": "② herramienta ejecutada, registro sin escribir",
+    "after-effect-write": "registro escrito, punto B sin guardar",
+    "after-save-b": "③ punto B guardado",
+}
+SAVE_A, TOOL, EFFECT, SAVE_B = KINDS
+
+# Los textos finales del modelo guionado: la tarea hecha, o el reporte verificado tras un is_error.
+FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
+VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
+
+
+class Call(NamedTuple):
+    """Una llamada del guion: su tool_use_id y el nombre de la herramienta."""
+
+    id: str
+    name: str
+
+    @property
+    def read_only(self):
+        return self.name in READ_ONLY
+
+
+def call_id(n):
+    """El tool_use_id de la enésima llamada del guion: toolu_01, toolu_02…"""
+    return f"toolu_{n:02d}"
+
+
+TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
+# La tarea, una herramienta por turno; después de un is_error de write_report, el modelo verifica
+# con check_report y, si el reporte no está, lo escribe otra vez.
+SCRIPT = ("read_notes", "count_words", "write_report")
+TURNS = {n: Call(call_id(n), name) for n, name in enumerate(SCRIPT, 1)}
+VERIFY = "check_report"
+LABELS = tuple(f"{kind}:{turn}" for turn in TURNS for kind in KINDS)  # en el orden en que ocurren
+EXIT_CRASH, EXIT_RESUMED = EXIT_KILLED, EXIT_DONE
+
+
+def split(label):
+    """(tipo, turno) de una etiqueta «after-tool:3»."""
+    kind, _, turn = label.partition(":")
+    return kind, int(turn)
+
+
+def moment(label):
+    """«after-tool:3 (② herramienta ejecutada, registro sin escribir)»."""
+    return f"{label} ({KINDS[split(label)[0]]})"
+
+
+class Expected(NamedTuple):
+    """Lo que el agente de la lección deja en una etiqueta: tras la caída y tras el --resume."""
+
+    pending: Call | None  # pendingToolUse tras la caída
+    ledger: tuple  # las llamadas anotadas en effects.json tras la caída
+    copies: int  # copias del reporte tras la caída
+    branch: str  # la rama de reconcile al reanudar
+    final_ledger: tuple  # las llamadas anotadas al terminar
+    final_text: str
+
+
+def expected(label):
+    kind, turn = split(label)
+    call, before = TURNS[turn], tuple(TURNS[n] for n in range(1, turn))
+    written = turn == len(SCRIPT) and kind != SAVE_A  # write_report ya corrió
+    done = (*before, call)
+    if kind == SAVE_B:
+        return Expected(None, done, int(written), NO_PENDING, tuple(TURNS.values()), FINAL_TEXT)
+    if kind == EFFECT:
+        return Expected(call, done, int(written), HIT, tuple(TURNS.values()), FINAL_TEXT)
+    if call.read_only:
+        return Expected(call, before, 0, RERUN, tuple(TURNS.values()), FINAL_TEXT)
+    # write_report sin anotación: is_error; el modelo verifica (toolu_04) y, si falta, lo escribe (toolu_05).
+    verify = Call(call_id(len(SCRIPT) + 1), VERIFY)
+    if written:
+        return Expected(call, before, 1, IS_ERROR, (*before, verify), VERIFIED_TEXT)
+    again = Call(call_id(len(SCRIPT) + 2), call.name)
+    return Expected(call, before, 0, IS_ERROR, (*before, verify, again), FINAL_TEXT)
+
+
+EXPECTED = {label: expected(label) for label in LABELS}
