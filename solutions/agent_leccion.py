@@ -229,6 +229,10 @@ def resume_scene(task):
 # %% leccion_6_puntos_de_control.ipynb · celda code-63
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
+    unknown = [arg for arg in args if arg != "--resume"]
+    if unknown:  # un --reanudar mal escrito no puede empezar de cero y borrar la corrida anterior
+        print(f"Argumento desconocido: {unknown[0]}. uso: python agent.py [--resume]", file=sys.stderr)
+        return 2
     os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
     try:
         scene = resume_scene(TASK) if "--resume" in args else None

@@ -16,7 +16,7 @@ from .diagnosis import ended, ledger_problems
 
 PIECE, TITLE = "apertura", "fresh_scene: una corrida nueva empieza limpia"
 CHECKS = (
-    f"fresh_scene borra {CHECKPOINT_FILE}, {EFFECTS_FILE}, el reporte y los .tmp, y devuelve (0, 0, [la tarea])",
+    f"fresh_scene borra {CHECKPOINT_FILE}, {EFFECTS_FILE} y el reporte, y devuelve (0, 0, [la tarea])",
     "una corrida nueva sobre los archivos de otra termina con el registro exacto de la corrida nueva y una copia del reporte",
 )
 STALE = "toolu_09"  # una anotación de la corrida anterior: una corrida nueva no la hereda
@@ -37,12 +37,15 @@ def fresh_scene(ctx):
     with scratch() as w:
         _leftovers(w)
         result = call(ctx, w, "fresh_scene", "la tarea")
-        left = sorted(n for n in os.listdir(w) if n not in (NOTES_PATH, LOCK_FILE))
+        # Un temporal que quedó no estorba: nadie lo lee, y el guardado siguiente lo pisa.
+        left = sorted(
+            n for n in os.listdir(w) if n not in (NOTES_PATH, LOCK_FILE) and not n.endswith(TMP_SUFFIX)
+        )
     ok = result.get("value") == [0, 0, [{"role": "user", "content": "la tarea"}]] and not left
     return row_or_not_yet(
         result,
         "fresh_scene con los archivos de una corrida anterior",
-        f"borra {CHECKPOINT_FILE}, {EFFECTS_FILE}, el reporte y los .tmp; devuelve (0, 0, [la tarea])",
+        f"borra {CHECKPOINT_FILE}, {EFFECTS_FILE} y el reporte; devuelve (0, 0, [la tarea])",
         ok,
         said(result) if "error" in result else f"quedaron: {', '.join(left) or 'nada'}",
         "una corrida sin --resume no puede heredar nada de la anterior: ni punto de control, ni registro, ni reporte",
