@@ -3,7 +3,9 @@
     from harness.taller import Taller
     taller = Taller("taller_tu_agente.ipynb")
     taller.comprobar("escritura")      # después de escribir save_checkpoint
-    taller.conformidad()               # al final: la suite entera sobre tu agente
+    taller.conformidad()               # al final: el nivel de la lección entero sobre tu agente
+    taller.produccion()                # un adelanto: las defensas de «De la lección a producción»
+    taller.desafio()                   # opcional: varias llamadas por turno (celdas «#| desafio»)
 
 Cada celda ``#| export`` que ejecutas queda anotada tal como la ejecutaste (no hace falta guardar el
 notebook): ``comprobar`` arma con ellas ``_trabajo/taller/agent.py``, en el orden del notebook, lo corre
@@ -13,16 +15,26 @@ todavía no escribiste (un ``raise todavia_no(...)``, de ``harness.errors``) sal
 """
 
 import ast
+import re
 import traceback
 from pathlib import Path
 
-from harness.conformidad.checks import CHECKS
-from harness.conformidad.processes import Context
+import nbformat
+
+from harness.conformidad.checks import CHECKS, PRODUCTION_PIECES
+from harness.conformidad.processes import Context, SuiteStopped
 from harness.conformidad.report import summary
 from harness.conformidad.suite import run_suite
 from harness.display import show_table
 from harness.errors import HarnessError
 from harness.export import EXPORT_MARKER, export_agent, export_cells
+
+# La marca de la celda del desafío opcional: no es del agente de la lección, solo de ``desafio()``.
+CHALLENGE_MARKER = re.compile(r"#\|\s*desafio\s*")
+PREVIEW_NOTE = (
+    "Un adelanto, no una nota: cada ✗ es una defensa que el agente de la lección no tiene, y la agrega "
+    "«De la lección a producción» en la sección que nombra su fila."
+)
 
 
 def failure_line(err):
@@ -66,6 +78,7 @@ class Taller:
         self.agent = Path.cwd() / "_trabajo" / "taller" / "agent.py"
         self.ran = {}  # id de la celda (o sus nombres) → su código, tal como se ejecutó por última vez
         self.failed = {}  # id de la celda (o sus nombres) → por qué falló su última ejecución
+        self.challenge_ran = {}  # lo mismo, para las celdas del desafío opcional
         from IPython import get_ipython  # solo dentro de un kernel
 
         shell = get_ipython()
@@ -87,12 +100,14 @@ class Taller:
         info = result.info
         code = info.raw_cell or ""
         first, _, rest = code.partition("\n")
-        if not EXPORT_MARKER.fullmatch(first):
+        # El desafío se anota aparte: sus funciones reemplazan a las tuyas solo en ``desafio()``.
+        table = self.challenge_ran if CHALLENGE_MARKER.fullmatch(first) else self.ran
+        if table is self.ran and not EXPORT_MARKER.fullmatch(first):
             return
         # La celda se reconoce por su id (JupyterLab y Notebook 7 la mandan), o si no, por lo que define.
         key = info.cell_id or defined_names(rest)
         if result.success and defined_names(rest):
-            self.ran[key] = rest.strip("\n")
+            table[key] = rest.strip("\n")
             self.failed.pop(key, None)
         elif not result.success:
             self.failed[key] = failure_line(result.error_before_exec or result.error_in_exec)
@@ -133,18 +148,67 @@ class Taller:
             self.notebook, self.agent, shown_as=f"tu taller ({self.notebook.name})", cells=self.cells()
         )
 
+    def challenge_cells(self):
+        """[(id, código)] de las celdas del desafío opcional, como las ejecutaste (o como están guardadas)."""
+        notebook = nbformat.read(self.notebook, as_version=4)
+        found = []
+        for cell in notebook.cells:
+            first, _, saved = cell.source.partition("\n")
+            if cell.cell_type == "code" and CHALLENGE_MARKER.fullmatch(first):
+                found.append(
+                    (cell.id, self._lookup(self.ran, cell.id, defined_names(saved)) or saved.strip("\n"))
+                )
+        return found
+
     def comprobar(self, *pieces):
         """Corre tu agente contra lo que deciden esas piezas y muestra la tabla (nunca lanza)."""
-        self._show(run_suite(Context(str(self.export()), {}), list(pieces)))
+        self._show(lambda: run_suite(Context(str(self.export()), {}), list(pieces)))
 
     def conformidad(self):
-        """La suite entera sobre tu agente, como ``python -m harness.conformidad _trabajo/taller/agent.py``."""
-        self._show(run_suite(Context(str(self.export()), {}), list(CHECKS)))
+        """El nivel de la lección entero sobre tu agente, como ``python -m harness.conformidad _trabajo/taller/agent.py``."""
+        self._show(lambda: run_suite(Context(str(self.export()), {}), list(CHECKS)))
 
-    def _show(self, results):
+    def produccion(self):
+        """El nivel de producción sobre tu agente: qué defensas agrega el notebook siguiente."""
+        self._show(lambda: run_suite(Context(str(self.export()), {}), list(PRODUCTION_PIECES)), preview=True)
+
+    def desafio(self):
+        """Tu agente con las celdas del desafío (varias llamadas por turno), contra las caídas de su guion."""
+
+        challenge = self.challenge_cells()
+        if not any(defined_names(code) - {"TASK", "ScriptedModel"} for _, code in challenge):
+            print(
+                "Todavía no escribiste el desafío (es opcional): la celda «#| desafio» no define ninguna función."
+            )
+            return
+
+        def run():
+            path = export_agent(
+                self.notebook,
+                self.agent.with_name("agent_varias.py"),
+                shown_as=f"tu taller, con el desafío ({self.notebook.name})",
+                cells=self.cells() + challenge,
+            )
+            return run_suite(Context(str(path), {}, several_calls=True), ["caidas"])
+
+        self._show(run)
+
+    def _show(self, results, preview=False):
         for line in self.edits_that_did_not_run():
             print(line)
+        try:
+            results = results()
+        except (HarnessError, SuiteStopped) as err:  # una celda que no compila, un agente que no termina
+            print(err)
+            return
         rows = [row for _, piece_rows in results for row in piece_rows]
+        if preview:
+            show_table(
+                ["sección de «De la lección a producción»", "escenario", "pasó", "resultado"],
+                [[r.section, r.scenario, r.got, r.status] for r in rows],
+                note=PREVIEW_NOTE,
+            )
+            return
         show_table(
             ["escenario", "se espera", "pasó", "resultado", "pista"],
             [[r.scenario, r.expected, r.got, r.status, r.hint] for r in rows],

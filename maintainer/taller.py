@@ -24,7 +24,7 @@ from maintainer import paths
 WORKBOOK = paths.NOTEBOOKS + "/taller_tu_agente.ipynb"
 DEF_MARK = re.compile(r"def \w+\(.*\):\s+# tu turno$")
 STATEMENT_MARK = re.compile(r"# tu turno: (\w+)$")
-FIRST_HARNESS_IMPORT = "from harness.tools import"
+FIRST_HARNESS_IMPORT = "from harness.scripted_model import"  # todavia_no va antes, en orden alfabético
 STUB_IMPORT = "from harness.errors import todavia_no  # lo que dice una pieza que todavía no escribiste\n"
 TU_TURNO, DE_LA_LECCION = "tu-turno", "de-la-leccion"
 

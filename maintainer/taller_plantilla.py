@@ -133,6 +133,43 @@ La misma suite de conformidad que pasa el agente de referencia, sobre el tuyo. E
     ("code", "t-19", "taller.conformidad()"),
     (
         "md",
+        "t-22",
+        """## Tu agente contra producción
+
+El agente de la lección es el de la lección: le faltan las defensas que un agente de verdad necesita (un corte de luz, un disco que falla, dos agentes en la misma carpeta, un modelo real…). El nivel de producción de la suite las prueba; con tu agente, cada fila que falla nombra la sección de [«De la lección a producción»](de_la_leccion_a_produccion.ipynb) que agrega esa defensa. Es un adelanto de lo que viene, no una nota.
+
+**Antes de ejecutar:** ¿cuál de estas fallas crees que le pasaría primero a tu agente en tu propia máquina?""",
+    ),
+    ("code", "t-23", "taller.produccion()"),
+    (
+        "md",
+        "t-24",
+        """## Desafío (opcional): varias llamadas por turno
+
+Nadie lo califica. La lección deja fuera, a propósito, los turnos con varias llamadas («Proporción»). Aquí el modelo pide dos herramientas a la vez (y la tarea escribe también un resumen), y tu agente tiene que sostener lo mismo que con una:
+
+- el punto A anota **todas** las llamadas del turno (`pendingToolUse` pasa a ser una lista), y su línea las nombra separadas por comas: `[turn 1][save A] pending=read_notes,count_words`;
+- al reanudar, **cada** llamada colgante pasa por las tres ramas de `reconcile`, y el turno se rellena con un `tool_result` por llamada, en el orden de las llamadas, antes del punto B;
+- en cada punto de caída, `--resume` termina la tarea con cada archivo escrito una sola vez.
+
+Escribe en la celda `#| desafio` las funciones que cambian; las demás siguen siendo las tuyas (una definición nueva reemplaza a la anterior, como en «De la lección a producción»). `taller.desafio()` arma tu agente con ellas en `_trabajo/taller/agent_varias.py` y lo mata en cada punto de caída de su propio guion.
+
+**Antes de ejecutar:** en `after-tool:4`, con dos `write_report` en el mismo turno y la segunda sin anotar, ¿qué rama toma cada una al reanudar?""",
+    ),
+    (
+        "code",
+        "t-25",
+        """#| desafio
+# El modelo del desafío pide dos herramientas a la vez; la tarea escribe un reporte y un resumen.
+from harness.beyond.parallel_model import ParallelScriptedModel as ScriptedModel
+
+TASK = "Convierte sales-notes.txt en un reporte breve y un resumen; escríbelos en report.txt y resumen.txt."
+
+# TU CÓDIGO AQUÍ: las funciones que cambian cuando el punto A anota varias llamadas""",
+    ),
+    ("code", "t-26", "taller.desafio()"),
+    (
+        "md",
         "t-20",
         """## Tu agente en el laboratorio de caídas
 
