@@ -141,7 +141,7 @@ def run_agent(client, task, tools, scene=None, point_a=True):
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-34
 from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
-from harness.guards import require_ledger_shape, unreadable
+from harness.guards import LedgerError, require_ledger_shape, unreadable
 
 
 def load_effects():
@@ -179,7 +179,7 @@ def now_ms():
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-38
-from harness.guards import LedgerError, stop_if_lasting, warn
+from harness.guards import stop_if_lasting, warn
 from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
 
 # «idempotente» (ver «De la lección a producción»): write_report con el tool_use_id como clave.
