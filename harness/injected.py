@@ -13,11 +13,11 @@ guionado, envuelto para que haga lo que hace un modelo real (o lo que le pasa a 
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 
-from harness.runner import AgentRun, agent_command, load_agent
+from harness.errors import HarnessError
+from harness.runner import AgentRun, _default_signals, agent_command, load_agent
 from harness.scripted_model import Message, ScriptedModel, TextBlock, ToolUseBlock
 from harness.tools import NOTES_PATH
 
@@ -98,9 +98,13 @@ def _command(workdir, agent, model, resume=False, crash_after=None, env=None):
 
 def run_with_model(workdir, *, agent, model, resume=False, crash_after=None, env=None, timeout=60):
     """El agente en ``workdir`` con el modelo ``model`` (una clave de ``MODELS``), hasta que termina."""
-    args, full_env = _command(workdir, agent, model, resume, crash_after, env)
+    return _finished(*_command(workdir, agent, model, resume, crash_after, env), workdir, timeout)
+
+
+def _finished(args, env, workdir, timeout=60):
+    """La corrida de ``args`` en ``workdir``, hasta que termina."""
     done = subprocess.run(
-        args, cwd=workdir, env=full_env, capture_output=True, text=True, encoding="utf-8", timeout=timeout
+        args, cwd=workdir, env=env, capture_output=True, text=True, encoding="utf-8", timeout=timeout
     )
     return AgentRun(done.returncode, done.stdout, done.stderr)
 
@@ -120,10 +124,11 @@ def start_with_model(workdir, *, agent, model="espera", env=None):
         encoding="utf-8",
         preexec_fn=_default_signals,
     )
-    if model == "espera" and proc.stderr.readline().strip() != WAITING:
+    first = proc.stderr.readline().strip() if model == "espera" else WAITING
+    if first != WAITING:  # la primera línea de stderr es el error que lo terminó
         proc.kill()
         proc.communicate()
-        raise RuntimeError("el agente terminó antes de esperar al modelo en el turno 3")
+        raise HarnessError(f"El agente terminó antes de esperar al modelo en el turno 3: {first[:200]}")
     return proc
 
 
@@ -135,45 +140,18 @@ def finish(proc, send=None):
     return AgentRun(proc.returncode, out, err)
 
 
-def _default_signals():
-    """En el hijo: Ctrl-C y SIGTERM con su efecto de siempre (una shell en segundo plano los ignora)."""
-    for name in ("SIGINT", "SIGTERM"):
-        signal.signal(getattr(signal, name), signal.SIG_DFL)
-
-
 def run_with_strace(workdir, *, agent, path, inject, resume=False, env=None):
     """El agente con strace haciendo fallar cada llamada ``inject`` (p. ej. ``openat:error=EIO``) que
     toca ``path`` dentro de ``workdir``: una falla del sistema de verdad, que dura."""
     strace = shutil.which("strace")
     if not strace:
-        raise RuntimeError(
-            "Esta celda necesita strace (Linux): instálalo, por ejemplo con apt install strace."
-        )
+        raise HarnessError("Esto necesita strace (Linux): instálalo, por ejemplo con apt install strace.")
     args, full_env = agent_command(workdir, agent=agent, resume=resume, env=env)
     syscall = inject.partition(":")[0]
     target = os.path.join(os.path.abspath(workdir), path)
-    prefix = [
-        strace,
-        "-qq",
-        "-o",
-        os.devnull,
-        "-P",
-        target,
-        "-e",
-        f"trace={syscall}",
-        "-e",
-        f"inject={inject}",
-    ]
-    done = subprocess.run(
-        [*prefix, *args],
-        cwd=workdir,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
-    return AgentRun(done.returncode, done.stdout, done.stderr)
+    prefix = [strace, "-qq", "-o", os.devnull, "-P", target]  # solo las llamadas que tocan ``path``
+    prefix += ["-e", f"trace={syscall}", "-e", f"inject={inject}"]
+    return _finished([*prefix, *args], full_env, workdir)
 
 
 def main(argv):
