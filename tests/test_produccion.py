@@ -97,7 +97,9 @@ def test_every_fault_and_its_defence_have_stored_outputs_that_differ(sections):
         for cell in (falla, defensa):
             assert output_text(cell).strip(), f"{title}: la celda {cell.id} no tiene salida guardada"
             assert not any(o.output_type == "error" for o in cell.outputs), f"{title}: {cell.id} falló"
-        assert output_text(falla) != output_text(defensa), f"{title}: la defensa muestra lo mismo que la falla"
+        assert output_text(falla) != output_text(defensa), (
+            f"{title}: la defensa muestra lo mismo que la falla"
+        )
 
 
 def test_no_stored_output_has_a_path_or_a_traceback_of_the_notebook(sections):
@@ -115,7 +117,10 @@ SHOWN = {
         ["| 0 | [done] Se alcanzó el máximo de 2 turnos, deteniéndonos por nuestra cuenta"],
         ["| 1 | Se alcanzó el máximo de 2 turnos", "--resume | 0 | [done] Reporte escrito en report.txt"],
     ),
-    "Dos agentes en la misma carpeta": (["copias del reporte: 2"], ["copias del reporte: 1", "B (la segunda) | 1 |"]),
+    "Dos agentes en la misma carpeta": (
+        ["copias del reporte: 2"],
+        ["copias del reporte: 1", "B (la segunda) | 1 |"],
+    ),
     "Ctrl-C o SIGTERM mientras espera al modelo": (
         ["SIGINT | -2 | sí", "SIGTERM | -15 | no"],
         ["SIGINT | 130 | no | Interrumpido con Ctrl-C.", "SIGTERM | 143 | no | Interrumpido con SIGTERM."],
