@@ -7,19 +7,20 @@
 """El agente de la Lección 6: el ``agent.js`` de la lección, en Python.
 
     python solutions/agent.py             # corrida nueva (borra el estado de la anterior)
-    python solutions/agent.py --resume    # retoma desde checkpoint.json
+    python solutions/agent.py --resume    # reanuda desde checkpoint.json
     CRASH_AFTER=after-effect-write:3 python solutions/agent.py   # muere ahí, con código 137
     python solutions/agent.py --live      # con el modelo real (SDK de anthropic)
 
 El directorio de trabajo es ``AGENT_WORKDIR`` (por omisión, el actual); todos los archivos viven ahí.
 ``AGENT_VARIANT=solo-b`` corre la variante que la lección discute y descarta: sin el punto A. Cada
-defensa que no es la idea de la lección llega de ``harness`` en una línea que nombra lo que cuida.
+defensa que no es la idea de la lección llega de ``harness`` en una línea que nombra lo que cuida
+(«De la lección a producción» cuenta la falla que la motiva).
 """
 
 import json
 import os
 import sys
-import time
+import time  # noqa: F401 (lo usa now_ms, de la lección)
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
 from harness.clients import make_client
@@ -29,8 +30,6 @@ from harness.tools import TOOLS, run_tool
 CHECKPOINT_PATH = "checkpoint.json"
 EFFECTS_PATH = "effects.json"
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
-# «idempotente» (ver «Más allá de la lección»): write_report con el tool_use_id como clave.
-KEYED_WRITES = os.environ.get("AGENT_VARIANT") == "idempotente"
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-18
@@ -52,7 +51,7 @@ from harness.durable import write_durable  # temporal + rename, con los fsync de
 
 def write_json_atomic(path, data):  # tu turno
     """Temporal + rename atómico, como en la lección (``write_durable`` agrega los fsync de un corte
-    de luz: ver «Más allá de la lección»)."""
+    de luz: ver «De la lección a producción»)."""
     write_durable(path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
 
 
@@ -62,8 +61,7 @@ def save_checkpoint(cp):
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-22
-from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
-from harness.guards import CheckpointError, require_checkpoint_shape, unreadable
+from harness.guards import CheckpointError, require_checkpoint_shape
 
 
 def load_checkpoint():  # tu turno
@@ -142,7 +140,8 @@ def run_agent(client, task, tools, scene=None, point_a=True):
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-34
-from harness.guards import LedgerError, require_ledger_shape, stop_if_lasting, warn
+from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
+from harness.guards import LedgerError, require_ledger_shape, unreadable
 
 
 def load_effects():
@@ -179,6 +178,13 @@ def now_ms():
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-38
+from harness.guards import stop_if_lasting, warn
+from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
+
+# «idempotente» (ver «De la lección a producción»): write_report con el tool_use_id como clave.
+KEYED_WRITES = os.environ.get("AGENT_VARIANT") == "idempotente"
+
+
 def run_tool_uses(content):  # tu turno
     """El run_tool_uses del Curso 7, con el registro: ejecutar primero, anotar después."""
     results = []
@@ -186,7 +192,7 @@ def run_tool_uses(content):  # tu turno
         try:
             output = run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)
         except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
-            stop_if_lasting(err)  # salvo una falla del entorno que dura: salida 1, retomable
+            stop_if_lasting(err)  # salvo una falla del entorno que dura: salida 1, reanudable
             results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
             continue
         crash_point("after-tool")
@@ -203,10 +209,6 @@ def run_tool_uses(content):  # tu turno
             crash_point("after-effect-write")
         results.append(tool_result(block["id"], output))
     return results
-
-
-# %% de_la_leccion_a_produccion.ipynb · celda prod-46
-from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
 
 
 def reconcile(cp):  # tu turno
@@ -240,12 +242,6 @@ def reconcile(cp):  # tu turno
 # %% de_la_leccion_a_produccion.ipynb · celda prod-61
 from harness.guards import require_matching_ledger
 from harness.replies import check_resumable
-
-
-def assistant_turn(cp):
-    """El turno del asistente de la llamada colgante, como se le mandará de nuevo a la API (la forma
-    de ``pendingAssistantContent`` ya se validó al cargar el punto de control)."""
-    return cp.get(PENDING_CONTENT) or [{"type": "tool_use", **cp["pendingToolUse"]}]
 
 
 def resume_scene(task):
@@ -310,6 +306,12 @@ def keep_assistant_turn(cp, content):
     if content != [{"type": "tool_use", **cp["pendingToolUse"]}]:
         cp[PENDING_CONTENT] = content
     return cp
+
+
+def assistant_turn(cp):
+    """El turno del asistente de la llamada colgante, como se le mandará de nuevo a la API (la forma
+    de ``pendingAssistantContent`` ya se validó al cargar el punto de control)."""
+    return cp.get(PENDING_CONTENT) or [{"type": "tool_use", **cp["pendingToolUse"]}]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,149 @@
+"""«De la lección a producción» (issue 31): cada defensa del agente de referencia, después de la falla
+real que la motiva.
+
+Cada sección es una defensa, con su título de la lista fija (los nombra la parte de producción de la
+suite de conformidad). Una sección completa tiene, en este orden: una predicción, la celda ``falla``
+(el agente de la lección, con salida guardada), la celda ``#| export`` de la defensa y la celda
+``defensa`` (el de referencia, con la misma falla). Que las salidas guardadas sean las de hoy lo
+compara nbval; aquí se exige que estén, y que digan lo que el issue pide que muestren.
+"""
+
+import os
+import re
+
+import nbformat
+import pytest
+from course_files import output_text
+
+from harness.export import EXPORT_MARKER, PRODUCTION_NOTEBOOK
+from maintainer.paths import NOTEBOOKS
+from maintainer.prepare import stored_notebooks
+
+NOTEBOOK = os.path.join(NOTEBOOKS, PRODUCTION_NOTEBOOK)
+# Los títulos, en su orden (fijados por quien coordina el curso).
+TITLES = (
+    "Un corte de luz entre la escritura y el rename",
+    "Un disco que falla y sigue fallando",
+    "Un registro que no se puede leer",
+    "Un punto de control con otra forma",
+    "Un enlace donde debería haber un archivo",
+    "Dos agentes en la misma carpeta",
+    "Texto antes del tool_use",
+    "Dos tool_use en un turno",
+    "El tope de turnos",
+    "Ctrl-C o SIGTERM mientras espera al modelo",
+    "Una tarea que ya terminó",
+    "Una herramienta que no existe",
+    "La clave de idempotencia",
+)
+MIN_SECTIONS = 8
+
+
+@pytest.fixture(scope="module")
+def sections():
+    """{título: [celdas]} de cada sección ``## `` del notebook guardado, en orden."""
+    found, current = {}, None
+    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
+        heading = re.match(r"## (.+)", cell.source) if cell.cell_type == "markdown" else None
+        if heading:
+            current = heading[1].strip()
+            found[current] = []
+        elif current:
+            found[current].append(cell)
+    return found
+
+
+def tagged(cells, tag):
+    return [c for c in cells if tag in c.metadata.get("tags", [])]
+
+
+def is_export(cell):
+    return cell.cell_type == "code" and bool(EXPORT_MARKER.fullmatch(cell.source.partition("\n")[0]))
+
+
+def complete(sections):
+    """Las secciones con una celda ``falla`` (las de defensa), por título."""
+    return {title: cells for title, cells in sections.items() if tagged(cells, "falla")}
+
+
+def test_the_defence_sections_use_the_fixed_titles_in_their_order(sections):
+    defences = [title for title in sections if title in TITLES]
+    others = [title for title in sections if title not in TITLES]
+    assert others == ["Preparación", "Lo que queda"], f"secciones que no están en la lista: {others}"
+    assert defences == sorted(defences, key=TITLES.index)
+    assert len(complete(sections)) >= MIN_SECTIONS, sorted(complete(sections))
+    assert set(complete(sections)) <= set(TITLES)
+
+
+def test_every_defence_section_fails_then_exports_then_holds(sections):
+    """Predicción → falla (agente de la lección) → #| export → defensa (agente de referencia)."""
+    for title, cells in complete(sections).items():
+        falla, defensa = tagged(cells, "falla"), tagged(cells, "defensa")
+        assert len(falla) == 1 and len(defensa) == 1, title
+        where = {name: cells.index(cell) for name, cell in (("falla", falla[0]), ("defensa", defensa[0]))}
+        predictions = [cells.index(c) for c in tagged(cells, "prediccion")]
+        exports = [i for i, c in enumerate(cells) if is_export(c)]
+        if title != "Ctrl-C o SIGTERM mientras espera al modelo":  # su defensa es la sesión de main
+            assert exports and where["falla"] < exports[0] and exports[-1] < where["defensa"], title
+        assert predictions and predictions[0] < where["falla"], f"{title}: sin predicción antes de la falla"
+        assert "comparar(" in falla[0].source, f"{title}: la falla no compara con la predicción"
+        assert "LESSON_AGENT" in falla[0].source, f"{title}: la falla no corre el agente de la lección"
+        assert "REFERENCE_AGENT" in defensa[0].source, f"{title}: la defensa no corre el de referencia"
+
+
+def test_every_fault_and_its_defence_have_stored_outputs_that_differ(sections):
+    for title, cells in complete(sections).items():
+        falla, defensa = tagged(cells, "falla")[0], tagged(cells, "defensa")[0]
+        for cell in (falla, defensa):
+            assert output_text(cell).strip(), f"{title}: la celda {cell.id} no tiene salida guardada"
+            assert not any(o.output_type == "error" for o in cell.outputs), f"{title}: {cell.id} falló"
+        assert output_text(falla) != output_text(defensa), (
+            f"{title}: la defensa muestra lo mismo que la falla"
+        )
+
+
+def test_no_stored_output_has_a_path_or_a_traceback_of_the_notebook(sections):
+    for cells in sections.values():
+        for cell in cells:
+            text = output_text(cell) if cell.cell_type == "code" else ""
+            assert "/_trabajo/" not in text and os.path.expanduser("~") + "/" not in text, cell.id
+            assert "Traceback" not in text, cell.id
+
+
+# Lo que el issue pide ver en cada falla y en su defensa (los textos son los de la lección y del
+# contrato: el falso [done] del tope, la línea de la interrupción, las copias del reporte).
+SHOWN = {
+    "El tope de turnos": (
+        ["| 0 | [done] Se alcanzó el máximo de 2 turnos, deteniéndonos por nuestra cuenta"],
+        ["| 1 | Se alcanzó el máximo de 2 turnos", "--resume | 0 | [done] Reporte escrito en report.txt"],
+    ),
+    "Dos agentes en la misma carpeta": (
+        ["copias del reporte: 2"],
+        ["copias del reporte: 1", "B (la segunda) | 1 |"],
+    ),
+    "Ctrl-C o SIGTERM mientras espera al modelo": (
+        ["SIGINT | -2 | sí", "SIGTERM | -15 | no"],
+        ["SIGINT | 130 | no | Interrumpido con Ctrl-C.", "SIGTERM | 143 | no | Interrumpido con SIGTERM."],
+    ),
+    "Dos tool_use en un turno": (["el turno 1 guardado: read_notes\n"], ["así que no se ejecutó nada"]),
+    "Un disco que falla y sigue fallando": (
+        ["con EIO | 0 | [done]", "copias del reporte: 0"],
+        ["con EIO | 1 |", "copias del reporte: 1"],
+    ),
+    "Texto antes del tool_use": (["turno 3 | tool_use\n"], ["turno 3 | text, tool_use\n"]),
+}
+
+
+@pytest.mark.parametrize("title", sorted(SHOWN))
+def test_the_fault_shows_the_failure_and_the_defence_holds_it(sections, title):
+    cells = sections[title]
+    failing, holding = SHOWN[title]
+    falla, defensa = output_text(tagged(cells, "falla")[0]), output_text(tagged(cells, "defensa")[0])
+    assert all(part in falla for part in failing), falla
+    assert all(part in defensa for part in holding), defensa
+
+
+def test_the_notebook_is_stored_and_points_to_mas_alla():
+    assert NOTEBOOK in stored_notebooks()
+    last = nbformat.read(NOTEBOOK, as_version=4).cells[-1]
+    assert "mas_alla_motor_durable.ipynb" in last.source
