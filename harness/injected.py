@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 from harness.errors import HarnessError
-from harness.runner import AgentRun, _default_signals, agent_command, load_agent
+from harness.runner import AgentRun, agent_command, default_signals, load_agent
 from harness.scripted_model import Message, ScriptedModel, TextBlock, ToolUseBlock
 from harness.tools import NOTES_PATH
 
@@ -122,7 +122,7 @@ def start_with_model(workdir, *, agent, model="espera", env=None):
         stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
-        preexec_fn=_default_signals,
+        preexec_fn=default_signals,
     )
     first = proc.stderr.readline().strip() if model == "espera" else WAITING
     if first != WAITING:  # la primera línea de stderr es el error que lo terminó

@@ -97,11 +97,11 @@ def start_agent_process(workdir, *, agent, resume=False, env=None, prefix=(), li
         stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
-        preexec_fn=_default_signals if os.name == "posix" else None,
+        preexec_fn=default_signals if os.name == "posix" else None,
     )
 
 
-def _default_signals():
+def default_signals():
     """En el hijo, antes del exec: Ctrl-C, SIGTERM y SIGHUP con su efecto de siempre. Un proceso lanzado
     en segundo plano por una shell hereda SIGINT ignorado, y un agente que lo hereda no se detendría
     con la señal que se le manda a propósito."""
