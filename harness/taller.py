@@ -155,9 +155,8 @@ class Taller:
         for cell in notebook.cells:
             first, _, saved = cell.source.partition("\n")
             if cell.cell_type == "code" and CHALLENGE_MARKER.fullmatch(first):
-                found.append(
-                    (cell.id, self._lookup(self.ran, cell.id, defined_names(saved)) or saved.strip("\n"))
-                )
+                ran = self._lookup(self.challenge_ran, cell.id, defined_names(saved))
+                found.append((cell.id, ran or saved.strip("\n")))
         return found
 
     def comprobar(self, *pieces):

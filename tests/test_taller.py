@@ -3,6 +3,7 @@ cada comprobación dice «todavía no» (nunca una traza), y con el código de l
 la suite de conformidad como proceso aparte."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -60,11 +61,36 @@ def filled(tmp_path, replace=None):
     (o el de ``replace`` para las que nombra), ejecutada de arriba abajo como en JupyterLab."""
     lesson, notebook = taller.lesson_cells(), stored()
     for cell in notebook.cells:
-        if taller.TU_TURNO in cell.metadata.get("tags", []):
-            cell.source = (replace or {}).get(cell.id) or lesson[cell.id.removeprefix("taller-")]
+        if cell.id in (replace or {}):
+            cell.source = replace[cell.id]
+        elif taller.TU_TURNO in cell.metadata.get("tags", []):
+            cell.source = lesson[cell.id.removeprefix("taller-")]
     shutil.copy(paths.LESSON, tmp_path)  # el taller enlaza la lección, como en notebooks/
     nbformat.write(notebook, tmp_path / "taller_tu_agente.ipynb")
     return execute(notebook, tmp_path, timeout=300)
+
+
+# Lo que el taller no nombra: las defensas de producción (issue 33); el taller es el agente de la lección.
+DEFENCES = (
+    "stop_if_lasting",
+    "warn(",
+    "KEYED_WRITES",
+    "keep_assistant_turn",
+    "checked_turn",
+    "write_durable",
+    "remove_durably",
+    "require_",
+    "agent_session",
+)
+
+
+def test_the_workbook_names_no_production_defence():
+    text = "\n".join(c.source for c in stored().cells)
+    assert [name for name in DEFENCES if name in text] == []
+
+
+def challenge(notebook):
+    return next(c for c in notebook.cells if c.cell_type == "code" and c.source.startswith("#| desafio"))
 
 
 @pytest.mark.slow
@@ -74,6 +100,12 @@ def test_the_workbook_filled_with_the_lesson_passes_every_check_and_the_suite(tm
     for cell in checks:
         text = outputs_text(cell)
         assert "✓" in text and "✗" not in text and "todavía no" not in text, (cell.id, text[-2000:])
+    # El adelanto de producción: el agente de la lección no tiene sus defensas, y cada fila nombra su sección.
+    preview = outputs_text(next(c for c in notebook.cells if c.source == "taller.produccion()"))
+    assert "✗" in preview and "De la lección a producción" in preview and "Traceback" not in preview
+    # El desafío en blanco es opcional: lo dice, sin una tabla de fallas.
+    blank = outputs_text(next(c for c in notebook.cells if c.source == "taller.desafio()"))
+    assert "Todavía no escribiste el desafío" in blank
     agent = tmp_path / "_trabajo" / "taller" / "agent.py"
     done = subprocess.run(
         [sys.executable, "-m", "harness.conformidad", str(agent)], capture_output=True, text=True, timeout=600
@@ -96,3 +128,17 @@ def test_writing_over_the_checkpoint_fails_with_a_hint_that_names_the_moment(tmp
     text = outputs_text(check)
     assert "✗" in text and "escribió encima del archivo anterior" in text and "temporal" in text
     assert "Traceback" not in text
+
+
+@pytest.mark.slow
+def test_the_challenge_written_holds_at_every_crash_of_its_own_script(tmp_path):
+    notebook = stored()
+    solution = open(
+        os.path.join(os.path.dirname(__file__), "data", "desafio_varias_llamadas.py"), encoding="utf-8"
+    )
+    done = filled(tmp_path, {challenge(notebook).id: solution.read()})
+    text = outputs_text(next(c for c in done.cells if c.source == "taller.desafio()"))
+    assert "✓" in text and "✗" not in text and "todavía no" not in text, text[-2000:]
+    assert (
+        "after-tool:4" in text
+    )  # la segunda escritura del turno 2: una etiqueta que el guion de la lección no tiene
