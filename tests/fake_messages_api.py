@@ -194,9 +194,7 @@ class FakeMessagesAPI:
         if messages[-1].get("role") == "assistant":
             messages = messages[:-1]
         try:
-            message = self.script().messages.create(
-                **{**body, "messages": _without_unknown_tools(messages)}
-            )
+            message = self.script().messages.create(**{**body, "messages": _without_unknown_tools(messages)})
         except ScriptError as err:
             return error_body(400, f"fuera del guion: {err}")
         reply = {**message.model_dump(), "model": body["model"]}
@@ -327,3 +325,24 @@ def signal_while_waiting(api, workdir, agent, signame, env=None):
     finally:
         proc.kill()
     return AgentRun(proc.returncode, out, err)
+
+
+GIVE_UP_TEXT = "No pude terminar: me detengo aquí."
+
+
+def gives_up_after_an_error(reply, body):
+    """Un modelo real que se rinde: tras el primer ``is_error`` cierra su turno con un texto, sin reporte."""
+    if any(b.get("is_error") for b in blocks_of(body["messages"][-1:], "tool_result")):
+        return {**reply, "stop_reason": "end_turn", "content": [{"type": "text", "text": GIVE_UP_TEXT}]}
+    return reply
+
+
+def ends_early(at):
+    """Un hook: en el pedido con ``at`` mensajes, el modelo cierra la tarea sin haberla hecho."""
+
+    def hook(reply, body):
+        if len(body["messages"]) != at:
+            return reply
+        return {**reply, "stop_reason": "end_turn", "content": [{"type": "text", "text": GIVE_UP_TEXT}]}
+
+    return hook

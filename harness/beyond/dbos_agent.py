@@ -50,7 +50,12 @@ APP_VERSION = "leccion-6-dbos-1"
 # con el segundo de omisión, cada reanudación esperaría dos segundos de más sin hacer nada.
 POLL_SECONDS = 0.05
 
-from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda ~0,4 s)
+if __name__ == "__main__":  # con un servidor que ya importó DBOS, la corrida nace de él (preload)
+    from harness.beyond.preload import relay_if_preloaded
+
+    relay_if_preloaded()
+
+from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda más de un segundo)
 
 # Lo que solo vive en este proceso: el cliente del modelo, si esto es una reanudación, y qué pasos
 # se ejecutaron de verdad aquí (un paso que el motor devuelve desde la base no corre su cuerpo).
