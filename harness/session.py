@@ -23,6 +23,7 @@ import threading
 
 from harness.contract import EXIT_FAILED, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED
 from harness.crash import SimulatedCrash, crash_after
+from harness.early_signals import pending
 from harness.errors import HarnessError, disk_failure
 from harness.lock import workdir_lock
 from harness.replies import interrupted
@@ -72,6 +73,9 @@ class _Signals:
         for name in _STOPS:
             if hasattr(signal, name):
                 self.previous[name] = signal.signal(getattr(signal, name), self.handle)
+        early = pending()  # una señal que llegó durante el arranque (``hold_signals``): se atiende ya
+        if early:
+            self.handle(early, None)
 
     def ending(self):
         self.running = False
@@ -155,10 +159,10 @@ _STOPPING = (KeyboardInterrupt, _Stopped, ToolOSError, HarnessError, OSError)
 @contextlib.contextmanager
 def agent_session():
     signals = _Signals(_anchor())
-    if threading.current_thread() is threading.main_thread():  # Python entrega las señales solo ahí
-        signals.install()
     try:
         try:
+            if threading.current_thread() is threading.main_thread():  # Python entrega las señales ahí
+                signals.install()  # una señal a mitad de esto ya detiene la corrida con su línea
             enter_workdir(os.environ.get("AGENT_WORKDIR"))  # un directorio que no sirve: error claro
             crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
             with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla

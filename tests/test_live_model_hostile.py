@@ -7,20 +7,15 @@ Cada caso corre ``main()`` en este mismo proceso (importar el SDK cuesta ~1 s po
 cliente real; la espera entre reintentos se mide, no se supone: un tope roto se vería en segundos.
 """
 
-import io
 import os
 import time
-from contextlib import redirect_stderr, redirect_stdout
-from unittest import mock
 
 import pytest
 from course_files import snapshot
 
 from harness import live_model
-from harness.crash import reset_crash_points
-from harness.runner import AgentRun
-from solutions import agent
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, Reply, error_body
+from tests.test_live_model import run_main
 
 
 @pytest.fixture
@@ -32,18 +27,6 @@ def api(monkeypatch):
         monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         yield server
-
-
-def run_main(workdir, *args):
-    reset_crash_points()
-    out, err, cwd = io.StringIO(), io.StringIO(), os.getcwd()
-    with mock.patch.dict(os.environ, {"AGENT_WORKDIR": os.fspath(workdir)}):
-        try:
-            with redirect_stdout(out), redirect_stderr(err):
-                code = agent.main(list(args))
-        finally:
-            os.chdir(cwd)
-    return AgentRun(code, out.getvalue(), err.getvalue())
 
 
 def one_line(run):

@@ -18,6 +18,14 @@ sin anotación en el registro se puede volver a ejecutar sin ``is_error``. ``--l
 real, que puede pedir varias herramientas en un turno.
 """
 
+if (
+    __name__ == "__main__"
+):  # lo primero: una señal durante los imports espera a la sesión, no mata en silencio
+    from harness.early_signals import hold_signals
+
+    hold_signals()
+
+
 import json
 import os
 import sys

@@ -20,6 +20,14 @@ Dónde cae cada etiqueta (el motor no tiene punto A ni punto B: su registro son 
   en el motor, la anotación del paso es a la vez el registro y el punto B).
 """
 
+if (
+    __name__ == "__main__"
+):  # lo primero: una señal durante los imports espera a la sesión, no mata en silencio
+    from harness.early_signals import hold_signals
+
+    hold_signals()
+
+
 import os
 import sys
 import threading

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness.early_signals import pending
+
 SOCKET_ENV = "DBOS_AGENT_PRELOAD"
 IMPORT_TIME = ("AGENT_MAX_TURNS", "AGENT_JITTER_MS")
 _STOPS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -51,6 +53,8 @@ def relay_if_preloaded():
         return
     for name in _STOPS:  # la señal es para la corrida; este proceso solo espera su código
         signal.signal(getattr(signal, name), lambda signum, _frame: _forward(pid, signum))
+    if pending():  # llegó antes, mientras este proceso arrancaba (hold_signals)
+        _forward(pid, pending())
     line = answers.readline()
     os._exit(int(line) if line.strip().lstrip("-").isdigit() else 1)
 
