@@ -25,6 +25,7 @@ from tests.fake_messages_api import (
     FakeMessagesAPI,
     ends_early,
     gives_up_after_an_error,
+    with_tool_use,
 )
 
 LESSON = {batch_agent.LESSON_AGENT_ENV: REFERENCE_AGENT}
@@ -102,15 +103,20 @@ def _first_open_of_notes(tmp_path, api):
     return found[0]
 
 
+def refused_then_gives_up(at):
+    """Un hook: en el pedido con ``at`` mensajes, cada write_report apunta fuera del directorio (la
+    herramienta lo rechaza con is_error, sin que sea una falla que dura); tras el error, se rinde."""
+    outside = with_tool_use(at=at, input={"path": "../fuera.txt", "content": "# Reporte de ventas\n"})
+    return lambda reply, body: gives_up_after_an_error(outside(reply, body), body)
+
+
 def test_a_refused_report_then_giving_up_is_not_done_in_the_lesson_agent(tmp_path, clean_env):
-    with FakeMessagesAPI() as api:
-        assert run(tmp_path, REFERENCE_AGENT, api, crash_after="after-save-b:2").killed
-        (tmp_path / "report.txt").symlink_to("sales-notes.txt")
-        api.reply_hook = gives_up_after_an_error
-        done = run(tmp_path, REFERENCE_AGENT, api, resume=True)
-        assert_not_done(done, "report.txt no es un archivo común", "write_report falló con «")
-        assert FINISHED not in checkpoint(tmp_path)
-        os.remove(tmp_path / "report.txt")
+    with FakeMessagesAPI(reply_hook=refused_then_gives_up(at=5)) as api:
+        done = run(tmp_path, REFERENCE_AGENT, api)
+        assert_not_done(
+            done, "report.txt no existe", "write_report falló con «Error de ejecución de la herramienta"
+        )
+        assert FINISHED not in checkpoint(tmp_path) and checkpoint(tmp_path)["turns"] == 3
         api.reply_hook = None
         resumed = run(tmp_path, REFERENCE_AGENT, api, resume=True)
     assert resumed.returncode == 0 and "[done]" in resumed.stdout, resumed.stderr
@@ -118,17 +124,15 @@ def test_a_refused_report_then_giving_up_is_not_done_in_the_lesson_agent(tmp_pat
 
 
 def test_a_refused_report_then_giving_up_is_not_done_in_the_batch_agent(tmp_path, clean_env):
-    with FakeMessagesAPI(script=ParallelScriptedModel) as api:
-        agent = batch_agent.__file__
-        assert run(tmp_path, agent, api, env=LESSON, crash_after="after-save-b:1").killed
-        (tmp_path / "resumen.txt").symlink_to("sales-notes.txt")
-        api.reply_hook = gives_up_after_an_error
-        done = run(tmp_path, agent, api, env=LESSON, resume=True)
-        assert_not_done(done, "resumen.txt no es un archivo común", "write_report falló con «")
-        os.remove(tmp_path / "resumen.txt")
+    agent = batch_agent.__file__
+    with FakeMessagesAPI(script=ParallelScriptedModel, reply_hook=refused_then_gives_up(at=3)) as api:
+        done = run(tmp_path, agent, api, env=LESSON)
+        assert_not_done(done, "report.txt no existe y resumen.txt no existe", "write_report falló con «")
+        cp = checkpoint(tmp_path)
+        assert (cp["version"], cp["turns"], cp["pendingToolUse"]) == (2, 2, [])  # el último punto B
         api.reply_hook = None
-        resumed = run(tmp_path, agent, api, env=LESSON, resume=True)
-    assert resumed.returncode == 0 and "[done]" in resumed.stdout, resumed.stderr
+        again = run(tmp_path, agent, api, env=LESSON)  # o empezar de nuevo
+    assert again.returncode == 0 and "[done]" in again.stdout, again.stderr
     assert report_copies(tmp_path / "report.txt") == 1 and report_copies(tmp_path / "resumen.txt") == 1
 
 
