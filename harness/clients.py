@@ -11,7 +11,8 @@ from harness.scripted_model import ScriptedModel
 def make_client(live=False):
     """``ScriptedModel()``, o el SDK real envuelto (``harness.live_model``) si ``live``.
 
-    Con ``live``: clave en ANTHROPIC_API_KEY, modelo en ANTHROPIC_MODEL (por omisión
+    Con ``live``: clave en ANTHROPIC_API_KEY (o un token en ANTHROPIC_AUTH_TOKEN; con las dos, la clave,
+    como el SDK, y una línea que lo dice), modelo en ANTHROPIC_MODEL (por omisión
     ``harness.base_loop.MODEL``), servidor en ANTHROPIC_BASE_URL, reintentos del SDK en
     ANTHROPIC_MAX_RETRIES y segundos por intento en ANTHROPIC_TIMEOUT.
     """

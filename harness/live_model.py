@@ -18,6 +18,7 @@ recibe lo que devuelve el SDK. Este envoltorio fino agrega solo esto:
 Importa el SDK al cargarse (más de un segundo): solo ``harness.clients`` lo carga, y solo con --live.
 """
 
+import email.utils
 import logging
 import os
 import re
@@ -47,45 +48,68 @@ class LiveModelError(HarnessError):
     """La API real no respondió, o respondió con un error o con algo que no es un mensaje."""
 
 
-# Las credenciales que acepta el SDK: una clave (cabecera x-api-key) o un token (Authorization: Bearer).
+# Las credenciales estáticas que lee el SDK, en su orden: con las dos definidas, manda la clave.
 CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+# Las variables con las que el SDK buscaría otras credenciales (un perfil, una federación de
+# identidad): este agente no las usa, y lo dice en vez de fallar sin nombrarlas.
+DISCOVERY = (
+    "ANTHROPIC_PROFILE",
+    "ANTHROPIC_CONFIG_DIR",
+    "ANTHROPIC_IDENTITY_TOKEN",
+    "ANTHROPIC_IDENTITY_TOKEN_FILE",
+    "ANTHROPIC_FEDERATION_RULE_ID",
+)
 
 
 def credentials():
-    """(clave, token) del entorno, como los lee el SDK; sin ninguno, o con uno mal copiado, un error
-    claro antes de mandar nada (sin mostrar ni una parte del valor)."""
-    values = [os.environ.get(name) or None for name in CREDENTIALS]
-    if not any(values):
+    """(nombre, valor) de la credencial que se usa, como la elige el SDK (la clave antes que el token);
+    sin ninguna, o con la elegida mal copiada, un error claro antes de mandar nada (sin mostrar ni una
+    parte del valor). Con las dos definidas, una línea en stderr dice cuál se usa."""
+    present = [(name, os.environ[name]) for name in CREDENTIALS if os.environ.get(name)]
+    if not present:
+        others = [name for name in DISCOVERY if os.environ.get(name)]
+        unused = f" ({', '.join(others)} no se usa{'n' if len(others) > 1 else ''} aquí)" if others else ""
         raise LiveModelError(
             "Falta ANTHROPIC_API_KEY: --live usa el modelo real de Anthropic y necesita tu clave "
-            "(export ANTHROPIC_API_KEY=…, o un token en ANTHROPIC_AUTH_TOKEN). Sin --live, el agente usa el "
-            "modelo guionado."
+            f"(export ANTHROPIC_API_KEY=…, o un token en ANTHROPIC_AUTH_TOKEN){unused}. Sin --live, el "
+            "agente usa el modelo guionado."
         )
-    for name, value in zip(CREDENTIALS, values, strict=True):
-        if value and not KEY_CHARS.fullmatch(value):
-            raise LiveModelError(
-                f"{name} tiene espacios, saltos de línea u otros caracteres que una clave no tiene (por "
-                "ejemplo un \\r al final, de un .env guardado con fin de línea de Windows): cópiala de nuevo "
-                "sin ellos. No se mandó ningún pedido."
-            )
-    return values
+    name, value = present[0]
+    if not KEY_CHARS.fullmatch(value):
+        raise LiveModelError(
+            f"{name} tiene espacios, saltos de línea u otros caracteres que una clave no tiene (por "
+            "ejemplo un \\r al final, de un .env guardado con fin de línea de Windows): cópiala de nuevo "
+            "sin ellos. No se mandó ningún pedido."
+        )
+    if len(present) > 1:
+        print(
+            f"[credenciales] ANTHROPIC_API_KEY y ANTHROPIC_AUTH_TOKEN están definidas: se usa {name}, como "
+            "hace el SDK; la otra no se manda.",
+            file=sys.stderr,
+            flush=True,
+        )
+    return name, value
 
 
 def make_live_client():
     """El cliente real, configurado desde el entorno; sin clave, un error claro antes de tocar nada."""
-    key, token = credentials()
-    for secret in (key, token):
-        if secret:
-            hide_key_in_logs(secret)
+    name, secret = credentials()
+    hide_key_in_logs(secret)
     timeout = seconds("ANTHROPIC_TIMEOUT", DEFAULT_TIMEOUT)
     bounded = _Bounded(timeout)
-    sdk = anthropic.Anthropic(
-        api_key=key,
-        auth_token=token,
-        max_retries=max_retries(),
-        timeout=timeout,
-        http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [bounded]}),
-    )
+    given = {"api_key": secret} if name == CREDENTIALS[0] else {"auth_token": secret}
+    try:
+        sdk = anthropic.Anthropic(
+            **given,
+            max_retries=max_retries(),
+            timeout=timeout,
+            http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [bounded]}),
+        )
+    except (ValueError, TypeError, httpx2.InvalidURL) as err:  # ANTHROPIC_BASE_URL que no es una URL…
+        raise LiveModelError(
+            f"El SDK de anthropic no aceptó la configuración del entorno ({_printable(err, 120)}): revisa "
+            "ANTHROPIC_BASE_URL y ANTHROPIC_CUSTOM_HEADERS. No se mandó ningún pedido."
+        ) from None
     return LiveClient(sdk, os.environ.get("ANTHROPIC_MODEL"), bounded)
 
 
@@ -133,23 +157,57 @@ def hide_key_in_logs(key):
 
 class _Bounded:
     """Un «hook» de respuesta de httpx2: acota el tiempo total de lectura del cuerpo (el SDK solo
-    acota cada lectura, y un byte cada 20 s nunca la agota) y acorta un ``retry-after`` largo."""
+    acota cada lectura, y un byte cada 20 s nunca la agota) y deja en las cabeceras de espera solo
+    un valor que el SDK puede usar: a lo sumo ``MAX_RETRY_WAIT`` segundos, nunca ``inf``, ``nan``, un
+    negativo ni una fecha que no existe (el SDK esperaría hasta 49 días, o fallaría con una traza)."""
 
     def __init__(self, timeout):
         self.timeout = timeout
-        self.asked = None  # los segundos del último retry-after acortado (lo que pidió la API)
+        self.asked = None  # (segundos, cabecera) del último pedido de espera acortado
+        self.status = None  # el estado HTTP de la última respuesta
 
     def __call__(self, response):
-        self.asked = None
-        for name, unit in (("retry-after-ms", 1000), ("retry-after", 1)):
-            try:
-                wait = float(response.headers.get(name, "")) / unit
-            except ValueError:
-                continue
+        self.asked, self.status = None, response.status_code
+        asked = asked_wait(response.headers)
+        for name in RETRY_HEADERS:
+            response.headers.pop(name, None)
+        if asked is not None:
+            wait, name = asked
             if wait > MAX_RETRY_WAIT:
-                self.asked = wait
-                response.headers[name] = str(MAX_RETRY_WAIT * unit)
+                self.asked = asked
+            response.headers["retry-after-ms"] = f"{min(wait, MAX_RETRY_WAIT) * 1000:.0f}"
         response.stream = _Deadline(response.stream, time.monotonic() + self.timeout, response.request)
+
+
+# Las cabeceras con las que la API pide esperar antes de reintentar (el SDK lee la primera antes).
+RETRY_HEADERS = ("retry-after-ms", "retry-after")
+
+
+def asked_wait(headers):
+    """(segundos ≥ 0, cabecera) de la espera que pide la respuesta, o None si no pide una que tenga
+    sentido: un número que no es finito ni ≥ 0, o una fecha que no se puede leer, no es un pedido (y
+    el SDK vuelve a su espera creciente de siempre). ``inf`` sí: es «esperar para siempre»."""
+    for name, unit in (("retry-after-ms", 1000), ("retry-after", 1)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            wait = float(raw) / unit
+        except ValueError:
+            wait = _http_date_wait(raw) if name == "retry-after" else None
+        if wait is not None and wait >= 0:  # nan no es ≥ 0: no es un pedido
+            return wait, name
+    return None
+
+
+def _http_date_wait(raw):
+    """Los segundos hasta la fecha HTTP de un ``retry-after`` («Wed, 21 Oct 2026 07:28:00 GMT»), o None
+    si no es una fecha que exista (una fuera de rango hace fallar a ``email.utils`` de muchas formas)."""
+    try:
+        parsed = email.utils.parsedate_tz(raw)
+        return None if parsed is None else max(0.0, email.utils.mktime_tz(parsed) - time.time())
+    except (ValueError, TypeError, OverflowError, OSError, IndexError):
+        return None
 
 
 class _Deadline(httpx2.SyncByteStream):
@@ -192,10 +250,10 @@ class _LiveMessages:
         except ValueError:  # un 200 que no es JSON (cortado, o la página HTML de un proxy)
             response = None
         problem = reply_problem(response)
-        if problem:
+        if problem:  # el estado de verdad (un 204, un 299…), no un 200 supuesto
             raise LiveModelError(
-                f"La API de Anthropic en {self._sdk.base_url} respondió 200 con algo que no es un mensaje "
-                f"({problem}): no se usó. {resume_hint()}"
+                f"La API de Anthropic en {self._sdk.base_url} respondió {self._bounded.status or 200} con algo "
+                f"que no es un mensaje ({problem}): no se usó. {resume_hint()}"
             )
         return response
 
@@ -209,14 +267,32 @@ class _LiveMessages:
 
 
 def _asked_to_wait(asked):
-    """Lo que pidió la API con un retry-after largo, y lo que hizo el agente (en vez de esperarlo)."""
+    """Lo que pidió la API con una espera larga, y lo que hizo el agente (en vez de esperarla)."""
     if asked is None:
         return ""
-    when = time.strftime("%H:%M", time.localtime(time.time() + asked))
+    wait, name = asked
     return (
-        f" La API pidió esperar {asked:g} s antes de reintentar (retry-after); el agente espera a lo sumo "
-        f"{MAX_RETRY_WAIT:g} s entre reintentos, así que se detuvo: vuelve a intentarlo después de las {when}."
+        f" La API pidió esperar {wait_text(wait)} antes de reintentar ({name}); el agente espera a lo sumo "
+        f"{MAX_RETRY_WAIT:g} s entre reintentos, así que se detuvo: {_retry_when(wait)}."
     )
+
+
+# Una espera más larga que esto no se muestra en segundos ni con hora: no es un pedido razonable.
+LONGEST_SHOWN = 86400.0
+
+
+def wait_text(wait):
+    """Una espera pedida, para una persona: «3600 s», o «más de un día» (también ``inf`` o 1e17)."""
+    return f"{wait:g} s" if wait <= LONGEST_SHOWN else "más de un día"
+
+
+def _retry_when(wait):
+    if wait > LONGEST_SHOWN:
+        return (
+            "vuelve a intentarlo más tarde, y revisa quién responde en ANTHROPIC_BASE_URL (la API de "
+            "Anthropic no pide esperas así)"
+        )
+    return f"vuelve a intentarlo después de las {time.strftime('%H:%M', time.localtime(time.time() + wait))}"
 
 
 class _waiting_notice:  # noqa: N801 (se usa como «with»)
@@ -231,7 +307,7 @@ class _waiting_notice:  # noqa: N801 (se usa como «with»)
         asked = self.bounded and self.bounded.asked
         if asked:  # la API contestó enseguida, pidiendo esperar: no es que no responda
             print(
-                f"[esperando al modelo] la API pidió esperar {asked:g} s antes de reintentar (retry-after); "
+                f"[esperando al modelo] la API pidió esperar {wait_text(asked[0])} antes de reintentar ({asked[1]}); "
                 f"el agente espera {MAX_RETRY_WAIT:g} s y reintenta. Ctrl-C lo interrumpe: el disco queda en "
                 "el último punto guardado.",
                 file=sys.stderr,
@@ -281,12 +357,24 @@ def describe(err, sdk, model):
                 f"no está al alcance a través del proxy {proxy[1]} ({proxy[0]})",
                 (f"ese proxy (o quítalo de {proxy[0]}, o agrega el servidor a NO_PROXY, si no hace falta)"),
             )
+        elif isinstance(err.__cause__, httpx2.ProtocolError | httpx2.DecodingError):
+            # alguien respondió, pero no HTTP válido: cabeceras imposibles, un cuerpo cortado a mitad
+            what = (
+                "mandó una respuesta HTTP que no se puede leer, o cortó la conexión a mitad "
+                f"({type(err.__cause__).__name__})"
+            )
+            check = "quién responde en ANTHROPIC_BASE_URL (un proxy, un servidor que no es la API)"
+        elif moved := _redirected(err, sdk.base_url):
+            what, check = (
+                f"redirigió el pedido a {moved}, que no está al alcance",
+                "quién responde en ANTHROPIC_BASE_URL",
+            )
         else:
             what, check = "no está al alcance", "la conexión o ANTHROPIC_BASE_URL"
         return f"La API de Anthropic en {sdk.base_url} {what}{_retried(sdk)}: revisa {check}. {resume_hint()}"
     status = getattr(err, "status_code", None)
-    if status is None:
-        return f"La API de Anthropic devolvió una respuesta inesperada ({_one_line(err)}). {resume_hint()}"
+    if not isinstance(status, int):
+        return f"La API de Anthropic devolvió una respuesta inesperada ({_printable(err)}). {resume_hint()}"
     kind, message = _api_error(err.body)
     tag = f"{status} {kind}".strip()
     if status == 401:
@@ -296,13 +384,30 @@ def describe(err, sdk, model):
         return f"{_not_found(sdk, model, tag, message)} {resume_hint()}"
     if status == 429:
         return f"La API de Anthropic sigue limitando los pedidos ({tag}){_retried(sdk)}: espera un momento. {resume_hint()}"
-    if status >= 500:
+    if 500 <= status <= 599:
         return f"La API de Anthropic tuvo un error del servidor ({tag}){_retried(sdk)}. {resume_hint()}"
+    if not 400 <= status <= 499:  # 1xx, 3xx, 600+: nada que la API de Anthropic mande
+        return (
+            f"La API en {sdk.base_url} respondió con el estado HTTP {status}, que la API de Anthropic no usa "
+            f"({_printable(message, 120)}): revisa quién responde en ANTHROPIC_BASE_URL. {resume_hint()}"
+        )
     # 400 y afines: reintentar manda lo mismo; retomar solo sirve si algo cambió (clave, modelo…).
     return (
         f"La API de Anthropic rechazó el pedido ({tag}): {message.rstrip('.')}. El punto de control no se "
         "modificó; si retomar vuelve a dar este error, empieza de nuevo sin --resume."
     )
+
+
+def _redirected(err, base_url):
+    """El servidor (sin usuario ni contraseña) al que una redirección mandó el pedido que falló, o None."""
+    try:  # la causa (de httpx2) trae el pedido que falló; el del SDK es el primero
+        url = urlsplit(str(err.__cause__.request.url))
+        base = urlsplit(str(base_url))
+    except (AttributeError, RuntimeError, ValueError):
+        return None
+    if (url.hostname, url.port) == (base.hostname, base.port):
+        return None
+    return f"{url.scheme}://{url.hostname}" + (f":{url.port}" if url.port else "")
 
 
 def proxy_for(url):
@@ -343,12 +448,20 @@ def _retried(sdk):
 
 
 def _api_error(body):
-    """(tipo, mensaje) del JSON de error de la API: ``{"type": "error", "error": {...}}``."""
+    """(tipo, mensaje) del JSON de error de la API: ``{"type": "error", "error": {...}}``, cortos y sin
+    caracteres de control (un servidor puede mandar cualquier cosa: 10 MB, secuencias de la terminal)."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
-        return "", _one_line(body or "sin detalle")[:200]
-    return str(error.get("type") or ""), _one_line(error.get("message") or "sin detalle")
+        return "", _printable(body or "sin detalle")
+    kind = error.get("type")
+    return _printable(kind if isinstance(kind, str) else "", 60), _printable(
+        error.get("message") or "sin detalle"
+    )
 
 
-def _one_line(value):
-    return " ".join(str(value).split())
+def _printable(value, limit=200):
+    """``value`` en una línea de a lo sumo ``limit`` caracteres visibles: sin saltos de línea ni
+    caracteres de control, que en la terminal de quien lee podrían borrar o disfrazar la línea."""
+    text = "".join(c if c.isprintable() else " " for c in str(value))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

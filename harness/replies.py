@@ -11,12 +11,13 @@ API rechazaría con un 400 en cada reanudación.
 import json
 import os
 import re
+import stat
 from types import SimpleNamespace
 
 from harness.contract import CHECKPOINT_FILE, FINISHED, turn_limit_text
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict, blocks_of
-from harness.tools import TOOL_IMPLS
+from harness.tools import REPORT_PATH, TOOL_IMPLS
 
 # El formato de id que la API acepta en un tool_use (otro id se rechaza con un 400 al reenviarlo).
 TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
@@ -176,8 +177,59 @@ def _refuse(what):
 
 
 def finished(cp, text):
-    """El punto de control de una tarea terminada: el último punto B más el texto final."""
+    """El punto de control de una tarea terminada: el último punto B más el texto final. Sin el reporte
+    de la tarea no hay tal cosa: un ``TaskNotDone`` (salida 1) y el punto de control no cambia."""
+    check_done(cp["messages"], text, then=_then_checkpoint())
     return {**cp, FINISHED: text}
+
+
+class TaskNotDone(ReplyError):  # noqa: N818 (se lee como una condición)
+    """El modelo cerró su turno, pero lo que la tarea pide no está en disco: no es un ``[done]``."""
+
+
+def check_done(messages, text, outputs=(REPORT_PATH,), then=None):
+    """Un final del modelo es el final de la tarea solo si sus archivos (``outputs``) están: cada uno un
+    archivo común y no vacío. Si no, un ``TaskNotDone`` de una línea: qué falta, qué pasó antes (la
+    última herramienta que falló, o que ninguna falló) y qué hacer (``then``)."""
+    missing = [problem for path in outputs if (problem := _output_problem(path))]
+    if missing:
+        raise TaskNotDone(
+            f"El modelo cerró la tarea ({_shown(text)}), pero {' y '.join(missing)}: no está hecha, y no se "
+            f"marca terminada. Antes: {last_failure(messages)}. {then or _then_checkpoint()}"
+        )
+
+
+def _output_problem(path):
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return f"{path} no existe"
+    if not stat.S_ISREG(found.st_mode):
+        return f"{path} no es un archivo común (un enlace simbólico, un directorio…)"
+    return f"{path} está vacío" if found.st_size == 0 else None
+
+
+def last_failure(messages):
+    """La última herramienta que falló en la conversación, con su error (corto), o que ninguna falló."""
+    names = {b.get("id"): b.get("name") for b in blocks_of(messages, "tool_use")}
+    failed = [b for b in blocks_of(messages, "tool_result") if b.get("is_error")]
+    if not failed:
+        return "ninguna herramienta falló; el modelo terminó sin escribir lo que falta"
+    last = failed[-1]
+    content = last.get("content")
+    shown = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    shown = " ".join(shown.split())
+    shown = shown if len(shown) <= 160 else shown[:159] + "…"
+    return f"{names.get(last.get('tool_use_id'), 'una herramienta')} falló con «{shown}»"
+
+
+def _then_checkpoint():
+    if os.path.exists(CHECKPOINT_FILE):
+        return (
+            f"Corrige la causa y retoma con --resume ({CHECKPOINT_FILE} quedó en el último punto guardado, "
+            "y el modelo vuelve a decidir desde ahí), o empieza de nuevo sin --resume."
+        )
+    return "Corrige la causa y vuelve a correr sin --resume (todavía no había nada guardado)."
 
 
 def check_resumable(cp):

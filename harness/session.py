@@ -6,9 +6,13 @@ simulada la atiende ``main`` (``[kill] …`` y 137, como en la lección).
     with agent_session():
         ...            # Ctrl-C → 130, SIGTERM → 143, SIGHUP → 129; un archivo dañado, el disco lleno → 1
 
-Una falla, una línea en stderr: los avisos de la corrida (``warn``, el de la lección cuando falla la
-escritura del registro) se muestran al terminar; si la corrida termina en error, van dentro de esa
-misma línea.
+Una señal, en cualquier momento: dentro de la sesión detiene la corrida con su línea y su código; desde
+que la sesión termina (la corrida ya terminó, bien o mal) hasta que el proceso sale, espera: la corrida
+muestra su propia última línea y sale con su código (una segunda señal sale enseguida, con una línea).
+Así ninguna señal mata al proceso en silencio justo antes de su ``[done]``.
+
+El aviso de la lección cuando falla la escritura del registro (``warn``) sale a stderr enseguida,
+como su ``console.error``: si después el proceso muere de golpe, el aviso ya está en la terminal.
 """
 
 import contextlib
@@ -19,16 +23,19 @@ import threading
 
 from harness.contract import EXIT_FAILED, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED
 from harness.crash import SimulatedCrash, crash_after
+from harness.early_signals import pending
 from harness.errors import HarnessError, disk_failure
 from harness.lock import workdir_lock
 from harness.replies import interrupted
 from harness.tool_input import ToolOSError
 from harness.workdir import enter_workdir
 
-# Las señales que terminan una corrida como un Ctrl-C: (cómo se dice, código de salida).
-_STOPS = {"SIGTERM": ("con SIGTERM", EXIT_TERMINATED), "SIGHUP": ("con SIGHUP", EXIT_HANGUP)}
-# Los avisos de la sesión en curso (None: no hay sesión, el aviso se muestra enseguida).
-_held = None
+# Las señales que detienen una corrida: (cómo se dice, código de salida). Windows no tiene SIGHUP.
+_STOPS = {
+    "SIGINT": ("con Ctrl-C", EXIT_INTERRUPTED),
+    "SIGTERM": ("con SIGTERM", EXIT_TERMINATED),
+    "SIGHUP": ("con SIGHUP", EXIT_HANGUP),
+}
 
 
 class AgentFailure(Exception):  # noqa: N818 (no es un error del programa: es la salida de la corrida)
@@ -40,7 +47,7 @@ class AgentFailure(Exception):  # noqa: N818 (no es un error del programa: es la
 
 
 class _Stopped(BaseException):  # noqa: N818 (como KeyboardInterrupt: no la atrapa un «except Exception»)
-    """SIGTERM o SIGHUP llegaron: se desenrolla como un Ctrl-C."""
+    """Una señal llegó durante la corrida: se desenrolla como un Ctrl-C."""
 
     def __init__(self, how, code):
         super().__init__(how)
@@ -48,75 +55,123 @@ class _Stopped(BaseException):  # noqa: N818 (como KeyboardInterrupt: no la atra
 
 
 def warn(line):
-    """Un aviso para una persona (en stderr). Dentro de ``agent_session`` se guarda hasta el final: si
-    la corrida termina en error, va en la misma línea que el error."""
-    if _held is None:
-        print(line, file=sys.stderr)
-    else:
-        _held.append(line)
+    """Un aviso para una persona, en stderr y enseguida (una falla, una línea: no se repite después)."""
+    with contextlib.suppress(OSError, ValueError):  # stderr cerrado: el aviso no tumba la corrida
+        print(line, file=sys.stderr, flush=True)
 
 
-@contextlib.contextmanager
-def _stop_signals():
-    """Mientras dura la sesión, SIGTERM y SIGHUP se desenrollan como un Ctrl-C (solo en el hilo
-    principal, donde Python entrega las señales; Windows no tiene SIGHUP)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
+class _Signals:
+    """Las señales de una sesión. Mientras corre, la primera detiene la corrida (``_Stopped``); desde
+    ``ending()`` esperan a que el proceso salga con la última línea de la corrida. Quien llamó a la
+    sesión (``anchor``) marca hasta cuándo: si ya volvió (una prueba, un notebook que siguen
+    vivos), la señal vuelve a su manejador de antes."""
 
-    def stop(signum, _frame):
+    def __init__(self, anchor):
+        self.running, self.waiting, self.anchor, self.previous = True, None, anchor, {}
+
+    def install(self):
+        for name in _STOPS:
+            if hasattr(signal, name):
+                self.previous[name] = signal.signal(getattr(signal, name), self.handle)
+        early = pending()  # una señal que llegó durante el arranque (``hold_signals``): se atiende ya
+        if early:
+            self.handle(early, None)
+
+    def ending(self):
+        self.running = False
+
+    def handle(self, signum, frame):
         name = signal.Signals(signum).name
-        raise _Stopped(*_STOPS[name])
+        how, code = _STOPS[name]
+        if self.running:
+            self.running = False  # una sola señal detiene la corrida; las que siguen esperan
+            raise _Stopped(how, code)
+        if not _on_stack(self.anchor, frame):  # la corrida ya volvió: el manejador de antes
+            self._give_back(name, signum, frame)
+        elif self.waiting:  # otra señal mientras la corrida termina: salir ya, con una línea
+            _say(f"{interrupted(how)} (la corrida ya había terminado; no se mostró su última línea)")
+            os._exit(code)
+        else:
+            self.waiting = name
 
-    for name in _STOPS:
-        if hasattr(signal, name):
-            previous[name] = signal.signal(getattr(signal, name), stop)
-    try:
-        yield
-    finally:
-        for name, handler in previous.items():
-            signal.signal(getattr(signal, name), handler)
+    def _give_back(self, name, signum, frame):
+        for other, handler in self.previous.items():
+            if handler is not None:  # None: lo puso C, no Python; no se puede volver a poner
+                signal.signal(getattr(signal, other), handler)
+        handler = self.previous[name]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL:
+            os.kill(os.getpid(), signum)
 
 
-def _failure(line, code, warnings):
-    """Una sola línea: el error, y si antes hubo avisos, también ellos."""
-    if warnings:
-        line = f"{line} Antes, durante la corrida: {' / '.join(warnings)}"
-    return AgentFailure(line, code)
+def _on_stack(target, frame):
+    while frame is not None:
+        if frame is target:
+            return True
+        frame = frame.f_back
+    return False
+
+
+# Cuántas llamadas puede haber entre el ``<module>`` de un script y quien abre la sesión (el ``main``
+# del agente, o el ``agent_main`` que llama el ``main`` de los de «Más allá»).
+_SCRIPT_DEPTH = 3
+
+
+def _anchor():
+    """El marco que dura lo que dura la corrida: el ``<module>`` del script si la sesión se abrió desde
+    su ``main`` (el proceso sale después de mostrar la última línea), o si no, el de quien abrió la
+    sesión (una prueba o un notebook, que siguen vivos después)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename in (__file__, contextlib.__file__):
+        frame = frame.f_back
+    top = frame
+    for _ in range(_SCRIPT_DEPTH):
+        if top is None:
+            break
+        if top.f_code.co_name == "<module>" and top.f_globals.get("__name__") == "__main__":
+            return top
+        top = top.f_back
+    return frame
+
+
+def _say(line):
+    with contextlib.suppress(OSError):
+        os.write(2, (line + "\n").encode("utf-8", "replace"))
+
+
+def _failure(err):
+    """(línea, código) de lo que detuvo la corrida."""
+    if isinstance(err, KeyboardInterrupt):
+        return interrupted(), EXIT_INTERRUPTED
+    if isinstance(err, _Stopped):
+        return interrupted(err.how), err.code
+    if isinstance(err, ToolOSError):  # una herramienta que falla por el entorno al reanudar
+        return err.line(), EXIT_FAILED
+    if isinstance(err, HarnessError):
+        return str(err), EXIT_FAILED
+    return disk_failure(err), EXIT_FAILED  # OSError: disco lleno, sin permiso…: qué falló y qué quedó
+
+
+_STOPPING = (KeyboardInterrupt, _Stopped, ToolOSError, HarnessError, OSError)
 
 
 @contextlib.contextmanager
 def agent_session():
-    global _held
-    outer, _held = _held, []
-    warnings = _held
+    signals = _Signals(_anchor())
     try:
-        with _stop_signals():
-            try:
-                enter_workdir(os.environ.get("AGENT_WORKDIR"))  # un directorio que no sirve: error claro
-                crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
-                with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
-                    yield
-            except KeyboardInterrupt:  # Ctrl-C: una línea que dice dónde quedó el disco
-                raise _failure(interrupted(), EXIT_INTERRUPTED, warnings) from None
-            except _Stopped as stop:  # SIGTERM, SIGHUP: lo mismo, con su código
-                raise _failure(interrupted(stop.how), stop.code, warnings) from None
-            except ToolOSError as err:  # una herramienta que falla por el entorno al reanudar
-                raise _failure(err.line(), EXIT_FAILED, warnings) from None
-            except HarnessError as err:
-                raise _failure(str(err), EXIT_FAILED, warnings) from None
-            except OSError as err:  # disco lleno, sin permiso…: qué falló y qué quedó
-                raise _failure(disk_failure(err), EXIT_FAILED, warnings) from None
-            except SimulatedCrash:
-                _show(warnings)
-                raise
-        _show(warnings)
-    finally:
-        _held = outer
-
-
-def _show(warnings):
-    for line in warnings:
-        with contextlib.suppress(OSError, ValueError):
-            print(line, file=sys.stderr, flush=True)
+        try:
+            if threading.current_thread() is threading.main_thread():  # Python entrega las señales ahí
+                signals.install()  # una señal a mitad de esto ya detiene la corrida con su línea
+            enter_workdir(os.environ.get("AGENT_WORKDIR"))  # un directorio que no sirve: error claro
+            crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
+            with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
+                yield
+        finally:
+            signals.ending()  # la corrida terminó: una señal desde aquí espera a su última línea
+    except SimulatedCrash:
+        raise
+    except _STOPPING as err:  # también una señal que llegó mientras se atendía otro error
+        signals.ending()
+        line, code = _failure(err)
+        raise AgentFailure(line, code) from None

@@ -3,7 +3,7 @@
 Atiende ``POST /v1/messages`` en 127.0.0.1 (puerto al azar, en un hilo) con la forma exacta de la API:
 respuestas ``{"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}`` y
 errores ``{"type": "error", "error": {"type", "message"}}``. Responde el guion de
-``harness.scripted_model`` (el guion es uno solo) y rechaza con 400 lo que la API real rechaza: un
+``harness.scripted_model`` (o el de ``script``: el de lotes, para su agente) y rechaza con 400 lo que la API real rechaza: un
 ``tool_use`` sin su ``tool_result`` en el mensaje siguiente, roles que no se alternan
 (``harness.protocol.pairing_error``) y ids de ``tool_use`` repetidos o mal formados. Un turno del
 asistente al final de ``messages`` se continúa, como tras un ``pause_turn``. Con ``fail`` simula
@@ -93,8 +93,9 @@ def request_error(body):
 class FakeMessagesAPI:
     """El servidor y lo que vio: ``requests`` guarda (status, cuerpo) de cada POST recibido."""
 
-    def __init__(self, api_key=TEST_KEY, reply_hook=None):
+    def __init__(self, api_key=TEST_KEY, reply_hook=None, script=ScriptedModel):
         self.api_key = api_key
+        self.script = script  # el modelo guionado que responde (el de lotes pide varias a la vez)
         self.reply_hook = reply_hook  # (respuesta, cuerpo del pedido) -> respuesta
         self.requests = []
         self.waiting = threading.Event()  # una respuesta colgada o byte a byte ya empezó
@@ -193,9 +194,7 @@ class FakeMessagesAPI:
         if messages[-1].get("role") == "assistant":
             messages = messages[:-1]
         try:
-            message = ScriptedModel().messages.create(
-                **{**body, "messages": _without_unknown_tools(messages)}
-            )
+            message = self.script().messages.create(**{**body, "messages": _without_unknown_tools(messages)})
         except ScriptError as err:
             return error_body(400, f"fuera del guion: {err}")
         reply = {**message.model_dump(), "model": body["model"]}
@@ -326,3 +325,24 @@ def signal_while_waiting(api, workdir, agent, signame, env=None):
     finally:
         proc.kill()
     return AgentRun(proc.returncode, out, err)
+
+
+GIVE_UP_TEXT = "No pude terminar: me detengo aquí."
+
+
+def gives_up_after_an_error(reply, body):
+    """Un modelo real que se rinde: tras el primer ``is_error`` cierra su turno con un texto, sin reporte."""
+    if any(b.get("is_error") for b in blocks_of(body["messages"][-1:], "tool_result")):
+        return {**reply, "stop_reason": "end_turn", "content": [{"type": "text", "text": GIVE_UP_TEXT}]}
+    return reply
+
+
+def ends_early(at):
+    """Un hook: en el pedido con ``at`` mensajes, el modelo cierra la tarea sin haberla hecho."""
+
+    def hook(reply, body):
+        if len(body["messages"]) != at:
+            return reply
+        return {**reply, "stop_reason": "end_turn", "content": [{"type": "text", "text": GIVE_UP_TEXT}]}
+
+    return hook

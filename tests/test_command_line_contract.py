@@ -11,7 +11,9 @@ import pytest
 
 from harness import contract
 from harness.beyond import batch_agent, dbos_agent
+from harness.beyond.parallel_model import ParallelScriptedModel
 from harness.runner import run_agent_process
+from harness.scripted_model import ScriptedModel
 from maintainer.paths import REFERENCE_AGENT
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, signal_while_waiting
 
@@ -85,7 +87,9 @@ def test_a_stop_signal_while_waiting_for_the_model_is_one_line_and_its_code(
     path, env = runnable
     for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
         monkeypatch.delenv(name)
-    with FakeMessagesAPI() as api:
+    # El agente de lotes pide su tarea de dos archivos: responde su guion, que los escribe.
+    script = ParallelScriptedModel if path == batch_agent.__file__ else ScriptedModel
+    with FakeMessagesAPI(script=script) as api:
         live = {**env, "ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": api.base_url}
         run = signal_while_waiting(api, tmp_path, path, stop, env=live)
         assert run.returncode == code and one_line(run.stderr), run.stderr

@@ -7,9 +7,12 @@ Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en
 - ``engine_view``: lo que el motor tiene anotado en su SQLite, y los nombres que el laboratorio lee del agente.
 - ``engine_timeline`` / ``lab_variants``: la historia de una corrida del motor, y las variantes «dbos» y
   «dbos-idempotente» que se registran en el laboratorio de caídas al importar ``lab_variants``.
-- ``process_death``: morir de verdad (``os._exit(137)``) en un punto de caída, también dentro de un paso.
+- ``process_death``: morir de verdad (``os._exit(137)``) en un punto de caída, también dentro de un paso;
+  o detenerse con una línea y salida 1 sin que el motor anote el flujo como terminado.
 - ``dbos_agent``: la tarea como flujo de DBOS (cada llamada al modelo y cada herramienta, un paso);
   ``python -m harness.beyond.dbos_agent [--resume]``, con el contrato de línea de comandos de la lección.
+- ``preload``: un servidor que ya importó DBOS y hace nacer (fork) cada corrida del agente de DBOS: el
+  notebook no paga el import en cada proceso.
 - ``parallel_model``: un modelo guionado que pide varias herramientas en un mismo turno.
 - ``batch_agent``: el agente de la lección con ``pendingToolUse`` como lista, registro y ``reconcile``
   por llamada; ``python -m harness.beyond.batch_agent [--resume]``.

@@ -18,6 +18,14 @@ sin anotación en el registro se puede volver a ejecutar sin ``is_error``. ``--l
 real, que puede pedir varias herramientas en un turno.
 """
 
+if (
+    __name__ == "__main__"
+):  # lo primero: una señal durante los imports espera a la sesión, no mata en silencio
+    from harness.early_signals import hold_signals
+
+    hold_signals()
+
+
 import json
 import os
 import sys
@@ -42,10 +50,10 @@ from harness.errors import HarnessError
 from harness.guards import require_matching_ledger
 from harness.idempotent import receipts_path
 from harness.protocol import block_to_dict
-from harness.replies import TurnLimitReached
+from harness.replies import TurnLimitReached, check_done
 from harness.runner import load_agent
 from harness.shapes import batch_checkpoint_problem
-from harness.tools import TOOLS
+from harness.tools import REPORT_PATH, TOOLS
 
 LESSON_AGENT_ENV = "LESSON_AGENT"
 TASK = "Convierte sales-notes.txt en un reporte breve y un resumen; escríbelos en report.txt y resumen.txt."
@@ -155,7 +163,9 @@ def run_agent(lesson, client, task, scene):
         crash_point("after-save-b")
         response = ask_model(client, TOOLS, messages)
         tokens_used += usage_tokens(response)
-    return final_text(response)
+    text = final_text(response)
+    check_done(messages, text, outputs=(REPORT_PATH, SUMMARY_PATH))  # sin los dos archivos, no es un [done]
+    return text
 
 
 def main(argv=None):

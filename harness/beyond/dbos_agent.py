@@ -20,6 +20,14 @@ Dónde cae cada etiqueta (el motor no tiene punto A ni punto B: su registro son 
   en el motor, la anotación del paso es a la vez el registro y el punto B).
 """
 
+if (
+    __name__ == "__main__"
+):  # lo primero: una señal durante los imports espera a la sesión, no mata en silencio
+    from harness.early_signals import hold_signals
+
+    hold_signals()
+
+
 import os
 import sys
 import threading
@@ -27,12 +35,14 @@ import threading
 from harness.base_loop import MAX_TURNS, ask_model, tool_uses, usage_tokens
 from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
-from harness.beyond.process_death import die_at
+from harness.beyond.process_death import die_at, stop_here
 from harness.clients import make_client
+from harness.contract import turn_limit_text
 from harness.durable import read_bytes, write_durable
 from harness.errors import HarnessError
 from harness.idempotent import receipts_path, write_report_once
 from harness.protocol import block_to_dict
+from harness.replies import TaskNotDone, check_done
 from harness.tools import REPORT_PATH, TOOLS, prepare_task_files, run_tool
 
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
@@ -48,7 +58,12 @@ APP_VERSION = "leccion-6-dbos-1"
 # con el segundo de omisión, cada reanudación esperaría dos segundos de más sin hacer nada.
 POLL_SECONDS = 0.05
 
-from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda ~0,4 s)
+if __name__ == "__main__":  # con un servidor que ya importó DBOS, la corrida nace de él (preload)
+    from harness.beyond.preload import relay_if_preloaded
+
+    relay_if_preloaded()
+
+from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda más de un segundo)
 
 # Lo que solo vive en este proceso: el cliente del modelo, si esto es una reanudación, y qué pasos
 # se ejecutaron de verdad aquí (un paso que el motor devuelve desde la base no corre su cuerpo).
@@ -71,7 +86,25 @@ def model_step(messages):
     _mark_ran()
     response = ask_model(_process["client"], TOOLS, messages)
     content = [block_to_dict(b) for b in response.content]
+    if response.stop_reason != "tool_use":
+        _require_report(messages, content)  # un final sin reporte no se anota: el flujo sigue pendiente
     return {"stop_reason": response.stop_reason, "content": content, "tokens": usage_tokens(response)}
+
+
+def _require_report(messages, content):
+    text = "".join(b.get("text") or "" for b in content if b["type"] == "text")
+    try:
+        check_done(messages, text, then=_then_resume())
+    except TaskNotDone as err:
+        stop_here(str(err))
+
+
+def _then_resume():
+    return (
+        f"El flujo {DBOS.workflow_id} quedó pendiente en la base, con sus pasos anotados y este final sin "
+        "anotar: corrige la causa y retoma con --resume (el modelo vuelve a decidir), o empieza de nuevo "
+        "sin --resume."
+    )
 
 
 @DBOS.step()
@@ -129,10 +162,14 @@ def run_task(task):
     replay = _Replay()
     messages = [{"role": "user", "content": task}]
     response = _ask(replay, messages, turns=0)
-    turns = 0
+    turns = live_turns = 0  # el tope es por corrida, como en la lección: cuenta los turnos de este proceso
     while response["stop_reason"] == "tool_use":
-        if turns >= MAX_TURNS:
-            return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
+        if live_turns >= MAX_TURNS:
+            stop_here(
+                f"{turn_limit_text(MAX_TURNS)}: no es un final del modelo. El flujo {DBOS.workflow_id} quedó "
+                "pendiente en la base, con cada paso anotado; revisa por qué el modelo no termina, y retoma "
+                "con --resume (cada corrida tiene su propio tope)."
+            )
         turns += 1
         results, live_turn = [], False
         for call in tool_uses(response["content"]):
@@ -143,6 +180,7 @@ def run_task(task):
                 print(f"[turn {turns}][paso {call['name']}] salida anotada en la base")
                 die_at("after-effect-write")
         if live_turn:
+            live_turns += 1
             die_at("after-save-b")
         messages.append({"role": "assistant", "content": response["content"]})
         messages.append({"role": "user", "content": results})

@@ -1,4 +1,5 @@
-"""Morir de verdad en un punto de caída: imprimir ``[kill] …`` y salir con 137 sin pasar por nada más.
+"""Morir de verdad en un punto de caída: imprimir ``[kill] …`` y salir con 137 sin pasar por nada más;
+y detenerse con una línea y salida 1 sin que el motor anote nada (``stop_here``).
 
 Dentro de un paso de DBOS no sirve lanzar ``SimulatedCrash``: el motor la atraparía y anotaría el
 paso como fallido, justo lo contrario de una muerte. ``os._exit`` termina el proceso sin que ningún
@@ -8,7 +9,7 @@ paso como fallido, justo lo contrario de una muerte. ``os._exit`` termina el pro
 import os
 import sys
 
-from harness.contract import EXIT_KILLED, kill_line
+from harness.contract import EXIT_FAILED, EXIT_KILLED, kill_line
 from harness.crash import SimulatedCrash, crash_point
 
 
@@ -20,3 +21,12 @@ def die_at(kind):
         print(kill_line(err), flush=True)
         sys.stderr.flush()
         os._exit(EXIT_KILLED)
+
+
+def stop_here(line):
+    """Termina la corrida con ``line`` en stderr y salida 1, sin volver al motor: un flujo que no
+    terminó (el tope de turnos, un final sin su reporte) queda PENDING en la base, y ``--resume`` lo
+    sigue desde su último paso anotado, en vez de quedar SUCCESS con un resultado que no lo es."""
+    sys.stdout.flush()
+    print(line, file=sys.stderr, flush=True)
+    os._exit(EXIT_FAILED)

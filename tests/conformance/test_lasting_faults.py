@@ -2,7 +2,7 @@
 
 Una herramienta que sigue fallando por el sistema (strace hace fallar cada apertura o cada rename), el
 tope de turnos, un reporte con otro nombre (un enlace duro), un candado que es un enlace roto y un
-aviso seguido de un error: cada caso termina con salida 1 y una sola línea en español, sin tocar nada
+aviso seguido de un error: cada caso termina con salida 1 y una línea en español por falla, sin tocar nada
 a través de un enlace, y un --resume posterior (ya resuelta la causa) termina la tarea con un reporte.
 """
 
@@ -125,15 +125,17 @@ def test_a_symlinked_lock_file_without_fcntl_creates_nothing_outside(run, workdi
 
 
 @pytest.mark.needs_strace
-def test_a_ledger_warning_then_an_error_is_one_line(agent, workdir):
-    """La escritura del registro falla (el aviso de la lección) y después la del punto B (el error
-    final): una sola línea en stderr, con los dos."""
+def test_a_ledger_warning_then_an_error_is_one_line_each(agent, workdir):
+    """La escritura del registro falla (el aviso de la lección, enseguida, como su console.error) y
+    después la del punto B (el error final): una falla, una línea; el aviso primero y sin repetirse."""
     paths = ["-P", "effects.json.tmp", "-P", "checkpoint.json.tmp"]  # como las abre el agente
     args = [*paths, "-e", "trace=openat", "-e", "inject=openat:error=ENOSPC:when=2+"]
     done = faults.run(workdir, agent, prefix=faults.strace_prefix(os.devnull, args))
-    assert done.returncode == 1 and one_line(done), done.stderr
-    assert done.stderr.startswith("No se pudo escribir en checkpoint.json.tmp: el disco está lleno.")
-    assert "[falló la escritura del registro] tool_use_id=toolu_01" in done.stderr
+    warning, error = done.stderr.splitlines()
+    assert done.returncode == 1 and done.stderr.count("\n") == 2 and "Traceback" not in done.stderr
+    assert warning.startswith("[falló la escritura del registro] tool_use_id=toolu_01")
+    assert error.startswith("No se pudo escribir en checkpoint.json.tmp: el disco está lleno.")
+    assert "[falló la escritura del registro]" not in error
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=["dos-puntos", "idempotente"])

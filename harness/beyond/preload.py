@@ -1,0 +1,198 @@
+"""El agente de DBOS sin pagar en cada corrida el import de DBOS (más de un segundo: SQLAlchemy, psycopg).
+
+Un servidor importa ``harness.beyond.dbos_agent`` una sola vez y, por cada corrida que le piden, hace
+``fork``: la corrida es un proceso propio, que nace con DBOS ya importado y sin lanzar (sin hilos ni
+base abiertos), con los stdin/stdout/stderr, el directorio, el entorno y los argumentos de quien la
+pidió; una caída lo termina de verdad (``os._exit(137)``), como siempre. Quien la pidió es el proceso
+que lanzó la persona (``python -m harness.beyond.dbos_agent``): manda su pedido, reenvía Ctrl-C,
+SIGTERM y SIGHUP a la corrida y sale con su código.
+
+    preload_dbos_agent()   # en el notebook: desde aquí, cada corrida del agente de DBOS nace del servidor
+
+Sin servidor (o si no responde), el agente corre como siempre. Con ``AGENT_MAX_TURNS`` o
+``AGENT_JITTER_MS`` también: el agente los lee al importarse, y el servidor ya se importó sin ellos.
+"""
+
+import atexit
+import io
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+
+from harness.early_signals import pending
+
+SOCKET_ENV = "DBOS_AGENT_PRELOAD"
+IMPORT_TIME = ("AGENT_MAX_TURNS", "AGENT_JITTER_MS")
+_STOPS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+# —— El proceso que lanzó la persona ——
+
+
+def relay_if_preloaded():
+    """Si hay un servidor, la corrida la hace un fork suyo y este proceso sale con su código; si no,
+    vuelve sin hacer nada (y el agente importa DBOS y corre aquí)."""
+    path = os.environ.get(SOCKET_ENV)
+    if not path or any(os.environ.get(name) for name in IMPORT_TIME):
+        return
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+        request = {"argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd()}
+        socket.send_fds(sock, [json.dumps(request).encode("utf-8")], [0, 1, 2])
+        sock.shutdown(socket.SHUT_WR)
+        answers = sock.makefile("r", encoding="ascii")
+        pid = int(answers.readline())
+    except (OSError, ValueError):  # el servidor ya no está: la corrida de siempre
+        sock.close()
+        return
+    for name in _STOPS:  # la señal es para la corrida; este proceso solo espera su código
+        signal.signal(getattr(signal, name), lambda signum, _frame: _forward(pid, signum))
+    if pending():  # llegó antes, mientras este proceso arrancaba (hold_signals)
+        _forward(pid, pending())
+    line = answers.readline()
+    os._exit(int(line) if line.strip().lstrip("-").isdigit() else 1)
+
+
+def _forward(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+# —— El servidor ——
+
+
+def serve(path):
+    """Atiende pedidos en ``path`` hasta que se cierra su stdin (el kernel que lo arrancó terminó)."""
+    from harness.beyond import dbos_agent  # noqa: F401 (lo caro, una sola vez)
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # cada hijo se recoge solo
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # lo apaga su stdin, no un Ctrl-C
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(sys.stdin, selectors.EVENT_READ)
+    while True:
+        for key, _ in selector.select():
+            if key.fileobj is sys.stdin:
+                if not sys.stdin.buffer.read1(4096):
+                    return
+                continue
+            conn, _ = listener.accept()
+            if os.fork() == 0:
+                listener.close()
+                os._exit(_attend(conn))
+            conn.close()
+
+
+def _attend(conn):
+    """En el hijo del servidor: recibe el pedido, hace nacer la corrida y le manda a quien la pidió su
+    pid y, al final, su código de salida."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # para poder esperar a la corrida
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+    while chunk := conn.recv(1 << 20):
+        data += chunk
+    request = json.loads(data)
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        _run(request, fds)
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(f"{pid}\n".encode())
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    conn.sendall(f"{128 - code if code < 0 else code}\n".encode())
+    return 0
+
+
+def _run(request, fds):
+    """La corrida: los descriptores, el directorio, el entorno y los argumentos de quien la pidió."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    for name in _STOPS:
+        signal.signal(
+            getattr(signal, name), signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
+        )
+    sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
+    from harness.beyond import dbos_agent
+
+    sys.argv = [dbos_agent.__file__, *request["argv"]]
+    code = _main_code(dbos_agent.main, request["argv"])
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _main_code(main, argv):
+    try:
+        code = main(argv)
+    except SystemExit as done:
+        code = done.code
+    return code if isinstance(code, int) else (0 if code is None else 1)
+
+
+def _stream(fd):
+    """Un stream de texto nuevo sobre ``fd``, con el búfer que Python le daría al arrancar."""
+    encoding = (os.environ.get("PYTHONIOENCODING") or "utf-8").split(":")[0]
+    if fd == 0:
+        return io.TextIOWrapper(open(0, "rb", closefd=False), encoding=encoding)  # noqa: SIM115
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    raw = open(fd, "wb", buffering=0 if unbuffered else -1, closefd=False)  # noqa: SIM115 (dura la corrida)
+    return io.TextIOWrapper(
+        raw,
+        encoding=encoding,
+        errors="backslashreplace" if fd == 2 else "strict",
+        line_buffering=fd == 2 or os.isatty(fd),
+        write_through=unbuffered,
+    )
+
+
+# —— En el notebook ——
+
+
+def preload_dbos_agent():
+    """Arranca el servidor y lo anuncia en el entorno: los procesos que este proceso lance heredan
+    ``DBOS_AGENT_PRELOAD``. No lo espera: mientras importa DBOS, una corrida que llega antes no lo
+    encuentra escuchando y corre como siempre. Se apaga cuando este proceso termina."""
+    if os.environ.get(SOCKET_ENV):
+        return
+    folder = tempfile.mkdtemp(prefix="dbos-pre-")
+    path = os.path.join(folder, "s")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "harness.beyond.preload", path],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
+    os.environ[SOCKET_ENV] = path
+    atexit.register(_stop, server, folder)
+
+
+def _stop(server, folder):
+    """El servidor sale al cerrarse su stdin (también si este proceso muere de golpe)."""
+    server.stdin.close()
+    server.wait(timeout=10)
+    os.environ.pop(SOCKET_ENV, None)
+    for name in os.listdir(folder):
+        os.remove(os.path.join(folder, name))
+    os.rmdir(folder)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
