@@ -17,6 +17,10 @@ defensa que no es la idea de la lección llega de ``harness`` en una línea que 
 («De la lección a producción» cuenta la falla que la motiva).
 """
 
+from harness.early_signals import hold_signals
+
+hold_signals()  # desde la primera línea: una señal durante los imports espera a la sesión, con su línea
+
 import json
 import os
 import sys
@@ -201,7 +205,7 @@ def run_tool_uses(content):  # tu turno
         try:
             save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})
         except (OSError, LedgerError):
-            warn(  # una falla, una línea: el aviso sale al final, o dentro del error final
+            warn(  # en el acto, por stderr: una caída después no se lo lleva
                 f"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya "
                 "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano"
             )
