@@ -136,7 +136,9 @@ def class_of(course_dir, processes, how):
     """(segundos de cada entrega, segundos de toda la clase) al calificar con ``grade_class``."""
     each = []
     start = time.perf_counter()
-    failed = grade_class(course_dir, processes, TIMEOUT, progress=lambda *done: each.append(done[-1]), **how)
+    failed = grade_class(
+        course_dir, processes, TIMEOUT, progress=lambda *done, **_: each.append(done[4]), **how
+    )
     total = time.perf_counter() - start
     if failed:
         raise SystemExit(f"no se pudo calificar a {', '.join(s for s, _ in failed)}")

@@ -137,8 +137,10 @@ def _autograde_one(assignment, student, notebooks):
     app = AheadAutograde(coursedir=coursedir, config=config)
     app.force, app.create_student = True, True
     done = capture_log(app)
-    folder = os.path.join(_worker["course_dir"], "autograded", student, assignment)
-    missing = [n for n in notebooks if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
+    course_dir = _worker["course_dir"]
+    handed_in = [n for n in notebooks if n not in report.absent(course_dir, student, notebooks, assignment)]
+    folder = os.path.join(course_dir, "autograded", student, assignment)
+    missing = [n for n in handed_in if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
     if done["success"] and not missing:
         return student, _worker["db"], None
     return student, _worker["db"], reason(done.get("log", "")) or f"sin notebook calificado: {missing}"
@@ -194,7 +196,7 @@ def grade_class(
 ):
     """Califica las entregas de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
     Con ``everyone`` todas; si no, solo las nuevas o cambiadas. ``progress(hechas, total, estudiante,
-    problema, segundos)`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
+    problema, segundos, missing=[notebooks que no entregó])`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
     say = say or (lambda text: None)
     # nbgrader crea cada entrega de una forma que SQLAlchemy desaprueba; el aviso no le dice nada a
     # quien califica (y lo heredan los procesos de calificación).
@@ -249,7 +251,8 @@ def _grade(course_dir, processes, timeout, assignment, notebooks, overrides, pro
                     known[student] = chosen[student]
                 record_graded(course_dir, known)
                 if progress:
-                    progress(done, len(jobs), student, problem, seconds)
+                    missing = report.absent(course_dir, student, notebooks, assignment)
+                    progress(done, len(jobs), student, problem, seconds, missing=missing)
     return failed
 
 
@@ -277,8 +280,10 @@ def export_grades(course_dir):
     report.refresh(course_dir)
 
 
-def show_progress(done, total, student, problem, seconds):
+def show_progress(done, total, student, problem, seconds, missing=()):
     outcome = f"NO SE PUDO CALIFICAR ({problem})" if problem else f"calificada en {seconds:.1f} s"
+    if missing and not problem:
+        outcome += f"; no entregó {', '.join(f'{n}.ipynb' for n in missing)} (vale 0)"
     print(f"[{done}/{total}] {student}: {outcome}", file=sys.stderr, flush=True)
 
 

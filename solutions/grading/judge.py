@@ -23,7 +23,7 @@ from typing import NamedTuple
 from harness.disk_state import read_disk_state
 from harness.exercise_feedback import WRITE_REPORT_CALL
 from harness.kill_at_moment import run_and_kill
-from solutions.grading import forkserver, sandbox, truth
+from solutions.grading import forkserver, puntos, sandbox, truth
 from solutions.grading.forkserver import ForkServer
 from solutions.grading.paths import REFERENCE_AGENT
 
@@ -50,7 +50,7 @@ class PartlyRight(NamedTuple):
         )
 
     def points(self, top):
-        return round(top * (self.total - len(self.wrong)) / self.total, 2)
+        return puntos.rounded(top * (self.total - len(self.wrong)) / self.total)
 
 
 class AnswerError(Exception):
