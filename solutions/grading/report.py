@@ -320,6 +320,11 @@ def _incomplete(missing):
     return [*lines, "</ul>"]
 
 
+def percent(similarity):
+    """La semejanza en por ciento, sin redondear hacia arriba: solo lo idéntico dice 100."""
+    return int(100 * similarity + 1e-9)
+
+
 def _similar(groups):
     lines = [
         "<h2>Entregas casi iguales</h2>",
@@ -336,7 +341,7 @@ def _similar(groups):
         lines.append(
             f'<li data-parecidas="{html.escape(" ".join(group.students))}">'
             f"<strong>{html.escape(', '.join(group.students))}</strong>: semejanza "
-            f"{round(100 * group.similarity)} %; idénticas: {html.escape(same)}; distintas: {html.escape(other)}</li>"
+            f"{percent(group.similarity)} %; idénticas: {html.escape(same)}; distintas: {html.escape(other)}</li>"
         )
     return [*lines, "</ul>"]
 
