@@ -176,7 +176,8 @@ def read_marks(path):
     marks, lines, unread = [], [], []
     for number, row in enumerate(rows, 1):
         cells = [c.strip() for c in row]
-        if not any(cells) or (number == 1 and tuple(c.lower() for c in cells[:4]) in CSV_HEADERS):
+        named = tuple(c.lower() for c in cells)
+        if not any(cells) or (number == 1 and any(named == h[: len(named)] for h in CSV_HEADERS)):
             continue
         said = _unreadable(cells)
         if said:
