@@ -14,7 +14,8 @@ Arma en carpetas temporales dos cursos con ``--students`` entregas cada uno:
 Imprime el tiempo de cada uno por entrega, de punta a punta (el comando entero: arrancar, calificar,
 escribir las notas), y el cociente, cuyo objetivo es no más de 1,5×. Después revisa que la base de la
 Lección 6 quedó consistente: cada estudiante con una sola entrega, los dos notebooks con su nota, y una
-fila por estudiante en ``grades.csv``.
+fila por estudiante en ``grades.csv``. Al final, las notas a mano: una suelta y hasta 20 en un CSV,
+cada una con el comando de quien califica (objetivo: el CSV en menos del doble que una).
 """
 
 import argparse
@@ -125,6 +126,26 @@ def inconsistencies(course_dir, expected):
     return found
 
 
+def manual_marks(course_dir, students):
+    """(segundos de una nota suelta, segundos de un CSV con hasta 20 notas, cuántas): cada una con el
+    comando de quien califica, en un intérprete nuevo."""
+    marks = [(s, q) for s in sorted(students) for q in ("explicacion", "explicacion_error")][:20]
+    path = os.path.join(course_dir, "notas.csv")
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(f"{s},{q},1.5,medido\n" for s, q in marks)
+    timed = []
+    for args in ([*marks[0], "1"], ["--csv", path]):
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "solutions.grading.manual", course_dir, *args],
+            env=importable_env(),
+            check=True,
+            capture_output=True,
+        )
+        timed.append(time.perf_counter() - start)
+    return (*timed, len(marks))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20, help="entregas en cada clase")
@@ -143,6 +164,7 @@ def main():
         mine = lesson_class(lesson, args.procesos) / n
         after = plain_class(plain, n)
         problems = inconsistencies(lesson, expected)
+        one, many, count = manual_marks(lesson, expected)
     theirs = (before + after) / 2
     ratio = mine / theirs
     print(f"Lección 6, grade_class ({args.procesos} procesos): {mine:.2f} s por entrega ({n} entregas)")
@@ -150,6 +172,9 @@ def main():
         f"trivial, nbgrader autograde sin más: {theirs:.2f} s por entrega (antes {before:.2f}, después {after:.2f})"
     )
     print(f"cociente: {ratio:.2f}× (objetivo: no más de {GOAL}×) {'✓' if ratio <= GOAL else '✗'}")
+    print(
+        f"notas a mano: una suelta {one:.2f} s; {count} en un CSV {many:.2f} s ({many / one:.2f}×, objetivo: menos de 2×)"
+    )
     print("base y grades.csv consistentes" if not problems else "\n".join(["INCONSISTENTE:", *problems]))
     return 1 if problems else 0
 
