@@ -7,8 +7,6 @@ notas a mano desde un CSV y los comandos desde otra carpeta.
 import csv
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 from nbgrader.api import Gradebook
@@ -16,6 +14,7 @@ from nbgrader.api import Gradebook
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.release import ASSIGNMENT, generate
 from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
+from tests.test_instructors import run
 
 OWN = {
     NIVEL_1: {"explicacion": "Tras ① y ② el checkpoint y el registro quedan iguales; el reporte no."},
@@ -28,17 +27,6 @@ STUDENTS = {
 }
 # Un número con más de dos decimales, donde sea que aparezca (no dentro de una palabra o un id).
 MANY_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{3,}(?![\w.])")
-
-
-def run(module, *args, cwd=REPO_ROOT, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", module, *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +60,7 @@ def test_a_missing_notebook_is_worth_zero_and_the_rest_is_graded(graded):
     assert "NO SE PUDO CALIFICAR" not in done.stderr
     assert (
         "sin_nivel_2: calificada en" in done.stderr
-        and "no entregó ejercicio_nivel_2.ipynb (vale 0)" in done.stderr
+        and "falta ejercicio_nivel_2.ipynb (vale 0)" in done.stderr
     )
     with open(os.path.join(course_dir, "grades.csv"), encoding="utf-8") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}

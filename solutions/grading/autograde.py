@@ -22,7 +22,7 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbgrader import utils
 from nbgrader.converters import Autograde
 
-from solutions.grading import ahead
+from solutions.grading import ahead, report
 from solutions.grading.judge import CHECKS
 from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, WarmExecute, grade_id
 
@@ -30,6 +30,11 @@ from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, Warm
 class AheadAutograde(Autograde):
     def init_assignment(self, assignment_id, student_id):
         super().init_assignment(assignment_id, student_id)
+        # Un notebook que no se puede leer vale 0, como uno que falta, y el resto se califica
+        # (``report.absent``); si no se puede leer ninguno, nbgrader dice por qué no pudo calificar.
+        readable = [p for p in self.notebooks if report.missing_reason(p) is None]
+        if readable:
+            self.notebooks = readable
         folder = self._format_dest(assignment_id, student_id)
         os.makedirs(folder, exist_ok=True)
         first, *others = self.notebooks

@@ -126,12 +126,18 @@ def _head(title):
     ]
 
 
-def missing_page(gradebook, student, notebook, assignment=ASSIGNMENT):
-    """La devolución de un notebook que ``student`` no entregó: vale 0 y lo dice."""
+def missing_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMENT):
+    """La devolución de un notebook que ``student`` no entregó (o que no se pudo leer): vale 0 y lo dice."""
     submitted = gradebook.find_submission_notebook(notebook, assignment, student)
+    path = os.path.join(course_dir, "submitted", student, assignment, f"{notebook}.ipynb")
+    said = (
+        f"No entregaste {notebook}.ipynb"
+        if report.missing_reason(path) == report.MISSING
+        else f"Tu {notebook}.ipynb {report.missing_reason(path)}"
+    )
     body = _head(f"{TITLES.get(notebook, notebook)} · {student}")
     body += [
-        f'<p class="mal">No entregaste {html.escape(notebook)}.ipynb: vale 0 de '
+        f'<p class="mal">{html.escape(said)}: vale 0 de '
         f"{puntos.text(submitted.max_score)} puntos. Tus otros notebooks se calificaron igual.</p>",
         "</body></html>",
     ]
@@ -156,7 +162,7 @@ def write_feedback(course_dir, students=None, assignment=ASSIGNMENT, progress=No
             for notebook in EXERCISES:
                 graded = os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
                 if notebook in missing:
-                    text = missing_page(gradebook, student, notebook, assignment)
+                    text = missing_page(course_dir, gradebook, student, notebook, assignment)
                 elif os.path.exists(graded):
                     text = notebook_page(course_dir, gradebook, student, notebook, assignment)
                 else:

@@ -196,7 +196,7 @@ def grade_class(
 ):
     """Califica las entregas de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
     Con ``everyone`` todas; si no, solo las nuevas o cambiadas. ``progress(hechas, total, estudiante,
-    problema, segundos, missing=[notebooks que no entregó])`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
+    problema, segundos, missing=qué notebooks faltan, en texto)`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
     say = say or (lambda text: None)
     # nbgrader crea cada entrega de una forma que SQLAlchemy desaprueba; el aviso no le dice nada a
     # quien califica (y lo heredan los procesos de calificación).
@@ -252,7 +252,8 @@ def _grade(course_dir, processes, timeout, assignment, notebooks, overrides, pro
                 record_graded(course_dir, known)
                 if progress:
                     missing = report.absent(course_dir, student, notebooks, assignment)
-                    progress(done, len(jobs), student, problem, seconds, missing=missing)
+                    said = missing and report.absent_text(course_dir, student, missing, assignment)
+                    progress(done, len(jobs), student, problem, seconds, missing=said)
     return failed
 
 
@@ -283,7 +284,7 @@ def export_grades(course_dir):
 def show_progress(done, total, student, problem, seconds, missing=()):
     outcome = f"NO SE PUDO CALIFICAR ({problem})" if problem else f"calificada en {seconds:.1f} s"
     if missing and not problem:
-        outcome += f"; no entregó {', '.join(f'{n}.ipynb' for n in missing)} (vale 0)"
+        outcome += f"; {missing} (vale 0)"
     print(f"[{done}/{total}] {student}: {outcome}", file=sys.stderr, flush=True)
 
 

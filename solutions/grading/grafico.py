@@ -34,7 +34,7 @@ def legend(y):
     parts, x = [], LABEL_W
     for color, meaning in LEGEND:
         parts += [_rect(x, y - 10, 12, 12, color), _text(x + 16, y, meaning)]
-        x += 24 + 6.2 * len(meaning)
+        x += 24 + 5.6 * len(meaning)
     return parts
 
 

@@ -14,6 +14,7 @@ es el veredicto de ``judge`` (``JudgeAnswers``). Los puntos, de ``gradebook.db``
 
 import csv
 import html
+import json
 import os
 import re
 import sys
@@ -250,9 +251,38 @@ def incomplete(course_dir, students, assignment=ASSIGNMENT):
 
 
 def absent(course_dir, student, notebooks=EXERCISES, assignment=ASSIGNMENT):
-    """Los notebooks de ``notebooks`` que ``student`` no entregó: valen 0 y el resto se califica."""
+    """Los notebooks de ``notebooks`` que ``student`` no entregó o que no se pueden leer (si entregó
+    alguno que sí): valen 0 y el resto se califica."""
     folder = os.path.join(course_dir, "submitted", student, assignment)
-    return [n for n in notebooks if not os.path.isfile(os.path.join(folder, f"{n}.ipynb"))]
+    why = {n: missing_reason(os.path.join(folder, f"{n}.ipynb")) for n in notebooks}
+    if all(why.values()):  # nada que calificar: grade_class dice por qué no pudo
+        return [n for n, reason in why.items() if reason == MISSING]
+    return [n for n, reason in why.items() if reason]
+
+
+MISSING, UNREADABLE = "falta", "no se puede leer (no es un notebook en JSON)"
+
+
+def missing_reason(path):
+    """Por qué el notebook de ``path`` no se califica (``MISSING``, ``UNREADABLE``), o None."""
+    if not os.path.isfile(path):
+        return MISSING
+    try:
+        with open(path, encoding="utf-8") as f:
+            json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return UNREADABLE
+    return None
+
+
+def absent_text(course_dir, student, notebooks, assignment=ASSIGNMENT):
+    """«falta ejercicio_nivel_2.ipynb», o «ejercicio_nivel_2.ipynb no se puede leer (…)», para leer."""
+    folder = os.path.join(course_dir, "submitted", student, assignment)
+    said = []
+    for n in notebooks:
+        reason = missing_reason(os.path.join(folder, f"{n}.ipynb"))
+        said.append(f"falta {n}.ipynb" if reason in (MISSING, None) else f"{n}.ipynb {reason}")
+    return ", ".join(said)
 
 
 def _table(rows):
@@ -305,7 +335,7 @@ def _pending(waiting):
     return lines
 
 
-def _incomplete(missing):
+def _incomplete(course_dir, missing):
     if not missing:
         return []
     lines = [
@@ -313,10 +343,8 @@ def _incomplete(missing):
         "<p>El notebook que falta vale 0; el resto se calificó.</p><ul>",
     ]
     for student, notebooks in sorted(missing.items()):
-        names = ", ".join(f"{n}.ipynb" for n in notebooks)
-        lines.append(
-            f'<li data-incompleta="{html.escape(student)}">{html.escape(student)}: falta {names}</li>'
-        )
+        said = html.escape(absent_text(course_dir, student, notebooks))
+        lines.append(f'<li data-incompleta="{html.escape(student)}">{html.escape(student)}: {said}</li>')
     return [*lines, "</ul>"]
 
 
@@ -362,7 +390,7 @@ def write_html(rows, waiting, path, picture, extra):
         *_table(rows),
         *_distribution(totals),
         *_pending(waiting),
-        *_incomplete(missing),
+        *_incomplete(os.path.dirname(path), missing),
         *_similar(groups),
     ]
     if ungradable:
