@@ -11,9 +11,10 @@ cada grupo con lo que tienen igual y lo que no. No dice nada más: quién copió
 trabajo en grupo permitido, lo decide quien lo lee.
 """
 
-import difflib
 import json
 import os
+import re
+import unicodedata
 from typing import NamedTuple
 
 from solutions.grading import etiquetas
@@ -21,7 +22,8 @@ from solutions.grading.judge import CHECKS
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 
 # Desde cuánto (la media de las respuestas) dos entregas se listan como casi iguales.
-NEAR = 0.9
+NEAR = 0.8
+WORDS = re.compile(r"\w+|[^\w\s]")
 ADDED = "celdas_agregadas"
 # Las respuestas con pocas formas posibles: parecerse solo en ellas no dice nada.
 PREDICTIONS = {
@@ -43,7 +45,9 @@ class Group(NamedTuple):
 
 
 def _normal(text):
-    """El texto sin lo que no cambia lo escrito: espacios al final de línea y líneas en blanco."""
+    """El texto sin lo que no cambia lo escrito: su forma Unicode, espacios al final de línea y líneas
+    en blanco."""
+    text = unicodedata.normalize("NFC", text)  # la misma «ó», se haya tecleado como se haya tecleado
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").splitlines()]
     return "\n".join(line for line in lines if line).strip()
 
@@ -94,30 +98,41 @@ def released_cells(course_dir, assignment=ASSIGNMENT):
     return found
 
 
-def _ratio(a, b, bound=False):
-    if a == b:
-        return 1.0
+def _shingles(text):
+    """Los grupos de tres palabras (o signos) seguidas de ``text``: dos textos casi iguales comparten
+    casi todos, y se comparan como conjuntos (rápido aun con cien entregas)."""
+    if text is None:
+        return None
+    words = WORDS.findall(text)
+    return (
+        frozenset(zip(words, words[1:], words[2:], strict=False))
+        if len(words) >= 3
+        else frozenset([tuple(words)])
+    )
+
+
+def _ratio(a, b):
+    """De 0 a 1: cuántos grupos de tres palabras comparten, sobre los que hay entre los dos (Jaccard)."""
     if a is None or b is None:
         return 0.0
-    matcher = difflib.SequenceMatcher(None, a, b)
-    return matcher.quick_ratio() if bound else matcher.ratio()
+    if a == b:
+        return 1.0
+    return len(a & b) / len(a | b)
 
 
 def similarity(mine, theirs):
-    """De 0 a 1: la media de lo parecidas que son sus respuestas, sobre las que alguna escribió; None
-    si no se parecen en nada escrito con palabras propias, o si está claro que no llegan a ``NEAR``."""
+    """De 0 a 1: la media de lo parecidas que son sus respuestas (``_ratio`` de sus ``_shingles``),
+    sobre las que alguna escribió; None si no llegan a ``NEAR`` o si no se parecen en nada escrito con
+    palabras propias."""
     items = sorted(set(mine) | set(theirs))
     own = [i for i in items if i not in PREDICTIONS]
     if not own:
         return None
-    # Primero una cota barata (quick_ratio nunca es menor que ratio): casi todas las parejas paran aquí.
-    bound = sum(_ratio(mine.get(i), theirs.get(i), bound=True) for i in items) / len(items)
-    if bound < NEAR:
+    each = {i: _ratio(mine.get(i), theirs.get(i)) for i in items}
+    mean = sum(each.values()) / len(items)
+    if mean < NEAR or max(each[i] for i in own) < NEAR:
         return None
-    exact = sum(_ratio(mine.get(i), theirs.get(i)) for i in items) / len(items)
-    if exact < NEAR or max(_ratio(mine.get(i), theirs.get(i)) for i in own) < NEAR:
-        return None
-    return exact
+    return mean
 
 
 def groups(course_dir, students, assignment=ASSIGNMENT):
@@ -129,12 +144,13 @@ def groups(course_dir, students, assignment=ASSIGNMENT):
     for student in students:
         same_text.setdefault(json.dumps(written[student], sort_keys=True), []).append(student)
     kinds = list(same_text.values())
+    shingled = [{i: _shingles(t) for i, t in written[k[0]].items()} for k in kinds]
     links = {}
     for i, first in enumerate(kinds):
-        if len(first) > 1 and similarity(written[first[0]], written[first[0]]) is not None:
+        if len(first) > 1 and similarity(shingled[i], shingled[i]) is not None:
             links[i, i] = 1.0
         for j in range(i + 1, len(kinds)):
-            found = similarity(written[first[0]], written[kinds[j][0]])
+            found = similarity(shingled[i], shingled[j])
             if found is not None:
                 links[i, j] = found
     return _grouped(kinds, links, written)
