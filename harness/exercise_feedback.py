@@ -113,7 +113,8 @@ def why_not(key, value):
     if type(value) is float and value.is_integer() and "entero" in allowed:
         return f"{value!r} tiene decimales; escribe el entero {int(value)}"
     if type(value) is not str or key != "reconcile_branch":
-        return f"{value!r} es de tipo {type(value).__name__}"
+        kind = {str: "un texto", int: "un entero", float: "un número con decimales", bool: "un booleano"}
+        return f"{value!r} es {kind.get(type(value), f'de tipo {type(value).__name__}')}"
     said = f"«{value}» no es ninguna de las frases de la tabla"
     odd = _unusual(value)
     if odd:
