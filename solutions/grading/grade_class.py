@@ -12,8 +12,10 @@ nbgrader, con la misma configuración, que arranca los kernels y las comprobacio
 desde el principio) contra su propia copia de ``gradebook.db``. Las notas de cada entrega pasan a la
 base del curso apenas termina (una línea de avance por entrega en stderr), así que la base queda
 consistente; al final se escriben ``grades.csv`` (como lo haría ``nbgrader export``, más la columna
-``manual_pendiente``) y el informe de la clase (``informe.html``, ``informe.svg``: ``report``). Un estudiante que
-no se pudo calificar se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
+``manual_pendiente``) y el informe de la clase (``informe.html``, ``informe.svg``: ``report``). Se
+califica lo que hay: un notebook que falta (o que no se puede leer) vale 0, se nombra en la línea de
+avance, el informe y la devolución, y el resto de la entrega se califica. Un estudiante que no se pudo
+calificar en absoluto se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
 """
 
 import argparse
