@@ -24,6 +24,7 @@ STUDENTS = {
     **{s: CLASS[s] for s in ("correcta", "sin_nivel_2", "escribe_en_nfd", "delega_al_agente")},
     "gemela_a": OWN,
     "gemela_b": OWN,
+    "nivel_2_roto": CLASS["correcta"],  # su Nivel 2 no es JSON (lo rompe el fixture)
 }
 # Un número con más de dos decimales, donde sea que aparezca (no dentro de una palabra o un id).
 MANY_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{3,}(?![\w.])")
@@ -33,6 +34,8 @@ MANY_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{3,}(?![\w.])")
 def graded(tmp_path_factory):
     course_dir = tmp_path_factory.mktemp("clase_justa")
     submit(course_dir, generate(course_dir), STUDENTS)
+    broken = course_dir / "submitted" / "nivel_2_roto" / ASSIGNMENT / f"{NIVEL_2}.ipynb"
+    broken.write_text("{no es json", encoding="utf-8")
     done = run("solutions.grading.grade_class", course_dir)
     return course_dir, done
 
@@ -69,6 +72,8 @@ def test_a_missing_notebook_is_worth_zero_and_the_rest_is_graded(graded):
     assert rows["sin_nivel_2"]["score"] == "6"
     page = read(os.path.join(course_dir, "informe.html"))
     assert '<li data-incompleta="sin_nivel_2">sin_nivel_2: falta ejercicio_nivel_2.ipynb</li>' in page
+    assert scores(course_dir, "nivel_2_roto") == {NIVEL_1: 6, NIVEL_2: 0}
+    assert "nivel_2_roto: ejercicio_nivel_2.ipynb no se puede leer (no es un notebook en JSON)" in page
     run("solutions.grading.devolucion", course_dir, "--estudiante", "sin_nivel_2")
     feedback = read(os.path.join(course_dir, "feedback", "sin_nivel_2", ASSIGNMENT, f"{NIVEL_2}.html"))
     assert "No entregaste ejercicio_nivel_2.ipynb: vale 0 de 10 puntos" in feedback
