@@ -39,13 +39,12 @@ import tempfile
 import time
 
 import nbformat
-from nbformat.v4 import new_code_cell, new_notebook
+from nbformat.v4 import new_notebook
 
-from benchmarks.grading_class import TIMEOUT, lesson_course
+from benchmarks.grading_class import TIMEOUT, TRIVIAL, lesson_course, plain_class, plain_course, trivial_cell
 from solutions.grading.grade_class import grade_class
 from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, importable_env, nbgrader
 
-TRIVIAL = "trivial"
 # El comando del curso en un intérprete nuevo (que importa solutions desde el repositorio: PYTHONPATH),
 # con los argumentos de ``grade_class`` en JSON.
 ONE_SUBMISSION = (
@@ -53,11 +52,6 @@ ONE_SUBMISSION = (
     "from solutions.grading.grade_class import grade_class; "
     "sys.exit(1 if grade_class(sys.argv[1], 1, **json.loads(sys.argv[2])) else 0)"
 )
-
-
-def trivial_cell(grade_id, text, **flags):
-    meta = {"grade_id": grade_id, "locked": False, "schema_version": 3, "task": False, **flags}
-    return new_code_cell(text, metadata={"nbgrader": meta})
 
 
 def trivial_course(course_dir, students):
@@ -86,43 +80,6 @@ def trivial_course(course_dir, students):
     return {"assignment": TRIVIAL, "notebooks": [TRIVIAL], "overrides": overrides}
 
 
-def plain_course(course_dir, students):
-    """El notebook trivial en un curso con la configuración de nbgrader de fábrica (sin
-    ``solutions.grading``), con ``students`` entregas: lo que califica ``nbgrader autograde`` sin más."""
-    source = os.path.join(course_dir, "source", TRIVIAL)
-    os.makedirs(source)
-    nb = new_notebook(
-        cells=[
-            trivial_cell("respuesta", "answer = 1", grade=False, solution=True),
-            trivial_cell("prueba", "assert answer == 1", grade=True, solution=False, points=1),
-        ],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-    )
-    nbformat.write(nb, os.path.join(source, f"{TRIVIAL}.ipynb"))
-    with open(os.path.join(course_dir, "nbgrader_config.py"), "w", encoding="utf-8") as f:
-        f.write("c = get_config()  # noqa: F821\n")
-    plain_nbgrader(course_dir, "generate_assignment", TRIVIAL)
-    for i in range(students):
-        folder = os.path.join(course_dir, "submitted", f"e{i}", TRIVIAL)
-        os.makedirs(folder)
-        nbformat.write(nb, os.path.join(folder, f"{TRIVIAL}.ipynb"))
-
-
-def plain_nbgrader(course_dir, *args):
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), env.get("PATH")]))
-    subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=env, check=True, capture_output=True
-    )
-
-
-def plain_class(course_dir, students):
-    """Segundos por entrega de ``nbgrader autograde`` sin más, con toda la clase en un proceso."""
-    start = time.perf_counter()
-    plain_nbgrader(course_dir, "autograde", TRIVIAL, "--force")
-    return (time.perf_counter() - start) / students
-
-
 def one_submission(course_dir, how):
     """Segundos del comando del curso, en un intérprete nuevo, sobre un curso con una entrega."""
     start = time.perf_counter()
@@ -136,7 +93,9 @@ def class_of(course_dir, processes, how):
     """(segundos de cada entrega, segundos de toda la clase) al calificar con ``grade_class``."""
     each = []
     start = time.perf_counter()
-    failed = grade_class(course_dir, processes, TIMEOUT, progress=lambda *done: each.append(done[-1]), **how)
+    failed = grade_class(
+        course_dir, processes, TIMEOUT, progress=lambda *done, **_: each.append(done[4]), **how
+    )
     total = time.perf_counter() - start
     if failed:
         raise SystemExit(f"no se pudo calificar a {', '.join(s for s, _ in failed)}")

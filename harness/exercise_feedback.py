@@ -7,10 +7,13 @@ y te muestra lo que dejaron en disco. Mientras nbgrader califica, no corre nada:
 hace aparte.
 """
 
+import ast
+import difflib
 import json
 import linecache
 import os
 import re
+import unicodedata
 
 from harness.contract import BRANCH_WORDS, CHECKPOINT_FILE, EFFECTS_FILE
 from harness.disk_state import read_disk_state
@@ -31,8 +34,33 @@ NOT_RESUMED = "no reanudó"
 BRANCHES = (*BRANCH_WORDS.values(), NOT_RESUMED)
 
 
+# Las claves cuyo texto no distingue mayúsculas (el enunciado lo dice en su tabla de claves).
+CASELESS = ("reconcile_branch",)
+
+
+def canonical(key, value):
+    """``value`` de la clave ``key`` como se compara, aquí y al calificar: un texto en su forma NFC
+    (una «ó» escrita como «o» más la tilde combinada es la misma «ó») y, en las claves de ``CASELESS``,
+    sin mayúsculas. Lo que no es texto queda igual."""
+    if type(value) is not str:
+        return value
+    value = unicodedata.normalize("NFC", value)
+    return value.casefold() if key in CASELESS else value
+
+
+def canonical_prediction(answer):
+    """Una predicción con cada valor en la forma en que se compara (``canonical``)."""
+    return {k: canonical(k, v) for k, v in answer.items()} if type(answer) is dict else answer
+
+
 def _count(v):
     return type(v) is int and v >= 0
+
+
+def _branch(v):
+    return type(v) is str and canonical("reconcile_branch", v) in {
+        canonical("reconcile_branch", b) for b in BRANCHES
+    }
 
 
 # Cada clave de una predicción: qué valores acepta y cómo se revisa su forma (nunca si acierta).
@@ -40,7 +68,7 @@ FIELDS = {
     "pending_tool_use": ("un nombre de herramienta o None", lambda v: v is None or type(v) is str),
     "tool_result_in_messages": ("True o False", lambda v: type(v) is bool),
     "ledger_has_entry": ("True o False", lambda v: type(v) is bool),
-    "reconcile_branch": (" o ".join(map(repr, BRANCHES)), lambda v: v in BRANCHES and type(v) is str),
+    "reconcile_branch": (" o ".join(map(repr, BRANCHES)), _branch),
     "resume_finishes": ("True o False", lambda v: type(v) is bool),
     "report_copies_after_resume": ("un entero ≥ 0", _count),
     "notices_after_resume": ("un entero ≥ 0", _count),
@@ -59,11 +87,40 @@ def format_problems(answer, fields):
     found = [(key, "falta esta clave") for key in fields if key not in answer]
     found += [(key, "clave desconocida") for key in answer if key not in fields]
     found += [
-        (key, f"valor no válido ({answer[key]!r}): usa {allowed}")
+        (key, f"valor no válido: {why_not(key, answer[key])}; usa {allowed}")
         for key, (allowed, ok) in fields.items()
         if key in answer and not ok(answer[key])
     ]
     return found
+
+
+def _unusual(text):
+    """Los caracteres de ``text`` que no se ven o se confunden (espacios raros, marcas invisibles)."""
+    return [
+        f"{unicodedata.name(c, 'sin nombre').lower()} (U+{ord(c):04X}) en la posición {i + 1}"
+        for i, c in enumerate(unicodedata.normalize("NFC", text))
+        if unicodedata.category(c) in ("Zs", "Cf", "Cc", "Mn") and c != " "
+    ]
+
+
+def why_not(key, value):
+    """Por qué ``value`` no vale para ``key``, dicho para poder arreglarlo."""
+    if value is Ellipsis:
+        return "todavía es ...: reemplázalo por tu predicción"
+    allowed = FIELDS[key][0]
+    if type(value) is str and value in ("True", "False") and allowed == "True o False":
+        return f"es el texto {value!r}; escribe {value} sin comillas"
+    if type(value) is float and value.is_integer() and "entero" in allowed:
+        return f"{value!r} tiene decimales; escribe el entero {int(value)}"
+    if type(value) is not str or key != "reconcile_branch":
+        kind = {str: "un texto", int: "un entero", float: "un número con decimales", bool: "un booleano"}
+        return f"{value!r} es {kind.get(type(value), f'de tipo {type(value).__name__}')}"
+    said = f"«{value}» no es ninguna de las frases de la tabla"
+    odd = _unusual(value)
+    if odd:
+        return f"{said}: tiene {', '.join(odd)}"
+    close = difflib.get_close_matches(canonical(key, value), BRANCHES, n=1, cutoff=0.6)
+    return f"{said} (¿quisiste decir «{close[0]}»? Cópiala tal cual, con sus tildes)" if close else said
 
 
 def check_prediction_format(n, prediction):
@@ -107,6 +164,59 @@ runpy.run_path({agent!r}, run_name="__main__")
 """
 
 _agent = {}
+# Lo único del agente que reciben la función y el script del Nivel 2: su registro.
+LEDGER_NAMES = ("save_effect", "now_ms")
+LEDGER_AGENT = "registro_del_agente.py"
+# Lo que responde el agente prestado si se le pide otra cosa (su run_tool_uses, por ejemplo).
+LEDGER_ONLY = """
+
+
+def __getattr__(name):
+    raise AttributeError(
+        f"el agente que recibe tu código solo presta {names}, no {{name}}: la corrección tiene que "
+        "ser tu propio código, no una llamada al agente"
+    )
+"""
+
+
+def _names(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def ledger_only(agent_source):
+    """El texto de un ``agent.py`` reducido a su registro: sus importaciones y constantes, y las
+    funciones de ``LEDGER_NAMES`` con las que ellas usan (``load_effects``, ``write_json_atomic``…).
+    Sin ``run_tool_uses``, ``reconcile``, ``run_agent`` ni ``main``: una corrección que solo llama al
+    agente no tiene a quién llamar, y lo que se califica es el código de la celda."""
+    tree = ast.parse(agent_source)
+    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    wanted, queue = set(), list(LEDGER_NAMES)
+    while queue:
+        name = queue.pop()
+        if name in functions and name not in wanted:
+            wanted.add(name)
+            queue += _names(functions[name])
+    kept = [
+        n
+        for n in tree.body
+        if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
+        or getattr(n, "name", None) in wanted
+    ]
+    text = ast.unparse(ast.Module(body=kept, type_ignores=[]))
+    return text + LEDGER_ONLY.format(names=" y ".join(LEDGER_NAMES))
+
+
+def ledger_agent():
+    """La ruta de un ``agent.py`` con solo el registro de tu agente de la lección (``ledger_only``):
+    el que reciben tu función y tu script en las comprobaciones, igual que al calificar."""
+    lesson_agent()
+    path = os.path.join(os.path.dirname(_agent["path"]), LEDGER_AGENT)
+    if not os.path.exists(path):
+        with open(_agent["path"], encoding="utf-8") as f:
+            text = ledger_only(f.read())
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return path
 
 
 def lesson_agent():
@@ -194,7 +304,7 @@ def check_fixed_function(fn):
     ):
         workdir = scratch("sin_caida" if stop is None else "caida_tras_herramienta")
         run = run_and_kill(
-            workdir, agent=_agent["path"], stop_at=stop, source=source, content=WRITE_REPORT_CALL
+            workdir, agent=ledger_agent(), stop_at=stop, source=source, content=WRITE_REPORT_CALL
         )
         state = read_disk_state(workdir)
         entry = state.entries.get(TOOL_USE_ID)
@@ -228,7 +338,7 @@ def check_script(script):
     ):
         workdir = scratch(f"script_{order}")
         env = {"ORDER": order, "CRASH_AFTER": label}
-        run = run_and_kill(workdir, agent=_agent["path"], stop_at="caida", script=script, env=env)
+        run = run_and_kill(workdir, agent=ledger_agent(), stop_at="caida", script=script, env=env)
         state = read_disk_state(workdir)
         entry = state.entries.get(TOOL_USE_ID)
         if order == "prod":
@@ -256,7 +366,7 @@ def show_incident(fn):
     call = [{"type": "tool_use", **pending}]
     source = cell_source(fn)
     run = run_and_kill(
-        workdir, agent=_agent["path"], stop_at=BETWEEN, function=fn.__name__, source=source, content=call
+        workdir, agent=ledger_agent(), stop_at=BETWEEN, function=fn.__name__, source=source, content=call
     )
     if not run.killed_at_moment:
         print(f"✗ {fn.__name__} no llegó al instante entre el registro y la herramienta: {last_line(run)}")

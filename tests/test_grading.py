@@ -325,6 +325,7 @@ def timed_out_cells(course_dir, student):
     return sum(
         any(o.output_type == "error" and o.ename == "CellTimeoutError" for o in cell.get("outputs", []))
         for name in EXERCISES
+        if os.path.exists(os.path.join(folder, f"{name}.ipynb"))  # «sin_nivel_2» no lo entregó
         for cell in nbformat.read(os.path.join(folder, f"{name}.ipynb"), 4).cells
     )
 

@@ -63,7 +63,7 @@ def test_the_local_check_gives_hints_without_answers(capsys):
     assert not check_prediction_format(1, {1: {**broken, "resume_finishes": "sí"}})
     said = capsys.readouterr().out
     assert "notices_after_resume: falta esta clave" in said
-    assert "resume_finishes: valor no válido ('sí'): usa True o False" in said
+    assert "resume_finishes: valor no válido: 'sí' es un texto; usa True o False" in said
 
 
 # —— El crédito parcial ——

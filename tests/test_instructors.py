@@ -115,7 +115,9 @@ def test_the_class_report_counts_each_field_and_mechanism(small_class):
     assert rows["prueba_script", "prueba_script"]["bien"] == len(SMALL_CLASS) - 1
     with open(os.path.join(small_class, "informe.svg"), encoding="utf-8") as f:
         picture = f.read()
-    assert picture.lstrip().startswith("<?xml") and "prueba_momento_2" in picture
+    # Las preguntas con su nombre en español, no con su id (el issue 35: los ids no le dicen nada a nadie).
+    assert picture.lstrip().startswith("<?xml") and "Nivel 1 · momento 2: dos puntos, after-tool:4" in picture
+    assert "prueba_momento_2" not in picture
 
 
 @pytest.mark.slow

@@ -20,9 +20,10 @@ import os
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbgrader import utils
+from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 
-from solutions.grading import ahead
+from solutions.grading import ahead, report
 from solutions.grading.judge import CHECKS
 from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, WarmExecute, grade_id
 
@@ -30,6 +31,12 @@ from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, Warm
 class AheadAutograde(Autograde):
     def init_assignment(self, assignment_id, student_id):
         super().init_assignment(assignment_id, student_id)
+        # Un notebook que no se puede leer vale 0, como uno que falta, y el resto se califica
+        # (``report.absent``); si no se puede leer ninguno, nbgrader dice por qué no pudo calificar.
+        readable = [p for p in self.notebooks if report.missing_reason(p) is None]
+        if readable and len(readable) < len(self.notebooks):
+            self._zero([p for p in self.notebooks if p not in readable], assignment_id, student_id)
+            self.notebooks = readable
         folder = self._format_dest(assignment_id, student_id)
         os.makedirs(folder, exist_ok=True)
         first, *others = self.notebooks
@@ -38,6 +45,15 @@ class AheadAutograde(Autograde):
         # Los kernels de los demás, después de sanear: antes le quitarían núcleo al primero.
         for path in others:
             self._start_kernel(folder, path)
+
+    def _zero(self, paths, assignment_id, student_id):
+        """Lo que nbgrader hace con un notebook que falta: cada pregunta en 0, sin nota a mano pendiente."""
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            for path in paths:
+                name = os.path.splitext(os.path.basename(path))[0]
+                for grade in gb.find_submission_notebook(name, assignment_id, student_id).grades:
+                    grade.auto_score, grade.needs_manual_grade = 0, False
+            gb.db.commit()
 
     def _start_kernel(self, folder, path):
         released = RestoreStructure(config=self.config).released(os.path.splitext(os.path.basename(path))[0])

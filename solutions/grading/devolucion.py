@@ -21,7 +21,7 @@ from nbconvert.filters.markdown import markdown2html
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 
-from solutions.grading import report
+from solutions.grading import puntos, report
 from solutions.grading.judge import CHECKS, read_verdict
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 
@@ -39,8 +39,8 @@ def _points(grade):
     if grade is None:
         return ""
     if grade.needs_manual_grade and grade.manual_score is None:
-        return f'<p class="puntos">Puntos: pendiente de calificar (vale {grade.max_score:g})</p>'
-    return f'<p class="puntos">Puntos: {grade.score:g} de {grade.max_score:g}</p>'
+        return f'<p class="puntos">Puntos: pendiente de calificar (vale {puntos.text(grade.max_score)})</p>'
+    return f'<p class="puntos">Puntos: {puntos.text(grade.score)} de {puntos.text(grade.max_score)}</p>'
 
 
 def _comment(comment):
@@ -91,13 +91,9 @@ def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMEN
     statement = {
         c.get("id") for c in nbformat.read(released, as_version=4).cells if c.cell_type == "markdown"
     }
-    title = f"{TITLES.get(notebook, notebook)} · {student}"
     body = [
-        "<!DOCTYPE html>",
-        f'<html lang="es"><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
-        f"<style>{STYLE}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f'<p class="puntos">Total: {submitted.score:g} de {submitted.max_score:g} puntos</p>',
+        *_head(f"{TITLES.get(notebook, notebook)} · {student}"),
+        f'<p class="puntos">Total: {puntos.text(submitted.score)} de {puntos.text(submitted.max_score)} puntos</p>',
     ]
     if submitted.needs_manual_grade:
         body.append("<p>Alguna respuesta escrita todavía no tiene nota: esta devolución no es la final.</p>")
@@ -121,6 +117,33 @@ def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMEN
     return "\n".join(part for part in body if part) + "\n"
 
 
+def _head(title):
+    return [
+        "<!DOCTYPE html>",
+        f'<html lang="es"><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
+
+
+def missing_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMENT):
+    """La devolución de un notebook que ``student`` no entregó (o que no se pudo leer): vale 0 y lo dice."""
+    submitted = gradebook.find_submission_notebook(notebook, assignment, student)
+    path = os.path.join(course_dir, "submitted", student, assignment, f"{notebook}.ipynb")
+    said = (
+        f"No entregaste {notebook}.ipynb"
+        if report.missing_reason(path) == report.MISSING
+        else f"Tu {notebook}.ipynb {report.missing_reason(path)}"
+    )
+    body = _head(f"{TITLES.get(notebook, notebook)} · {student}")
+    body += [
+        f'<p class="mal">{html.escape(said)}: vale 0 de '
+        f"{puntos.text(submitted.max_score)} puntos. Tus otros notebooks se calificaron igual.</p>",
+        "</body></html>",
+    ]
+    return "\n".join(body) + "\n"
+
+
 def write_feedback(course_dir, students=None, assignment=ASSIGNMENT, progress=None):
     """Escribe la devolución de cada estudiante calificado (o de ``students``); devuelve las rutas."""
     written = []
@@ -135,14 +158,18 @@ def write_feedback(course_dir, students=None, assignment=ASSIGNMENT, progress=No
                 ) from None
             folder = os.path.join(course_dir, "feedback", student, assignment)
             os.makedirs(folder, exist_ok=True)
+            missing = report.absent(course_dir, student, EXERCISES, assignment)
             for notebook in EXERCISES:
-                if not os.path.exists(
-                    os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
-                ):
+                graded = os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
+                if notebook in missing:
+                    text = missing_page(course_dir, gradebook, student, notebook, assignment)
+                elif os.path.exists(graded):
+                    text = notebook_page(course_dir, gradebook, student, notebook, assignment)
+                else:
                     continue
                 page = os.path.join(folder, f"{notebook}.html")
                 with open(page, "w", encoding="utf-8") as f:
-                    f.write(notebook_page(course_dir, gradebook, student, notebook, assignment))
+                    f.write(text)
                 written.append(page)
             if progress:
                 progress(student, folder)

@@ -12,8 +12,10 @@ nbgrader, con la misma configuración, que arranca los kernels y las comprobacio
 desde el principio) contra su propia copia de ``gradebook.db``. Las notas de cada entrega pasan a la
 base del curso apenas termina (una línea de avance por entrega en stderr), así que la base queda
 consistente; al final se escriben ``grades.csv`` (como lo haría ``nbgrader export``, más la columna
-``manual_pendiente``) y el informe de la clase (``informe.html``, ``informe.svg``: ``report``). Un estudiante que
-no se pudo calificar se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
+``manual_pendiente``) y el informe de la clase (``informe.html``, ``informe.svg``: ``report``). Se
+califica lo que hay: un notebook que falta (o que no se puede leer) vale 0, se nombra en la línea de
+avance, el informe y la devolución, y el resto de la entrega se califica. Un estudiante que no se pudo
+calificar en absoluto se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
 """
 
 import argparse
@@ -137,8 +139,10 @@ def _autograde_one(assignment, student, notebooks):
     app = AheadAutograde(coursedir=coursedir, config=config)
     app.force, app.create_student = True, True
     done = capture_log(app)
-    folder = os.path.join(_worker["course_dir"], "autograded", student, assignment)
-    missing = [n for n in notebooks if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
+    course_dir = _worker["course_dir"]
+    handed_in = [n for n in notebooks if n not in report.absent(course_dir, student, notebooks, assignment)]
+    folder = os.path.join(course_dir, "autograded", student, assignment)
+    missing = [n for n in handed_in if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
     if done["success"] and not missing:
         return student, _worker["db"], None
     return student, _worker["db"], reason(done.get("log", "")) or f"sin notebook calificado: {missing}"
@@ -194,7 +198,7 @@ def grade_class(
 ):
     """Califica las entregas de ``assignment`` en ``processes`` procesos; [(estudiante, problema)].
     Con ``everyone`` todas; si no, solo las nuevas o cambiadas. ``progress(hechas, total, estudiante,
-    problema, segundos)`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
+    problema, segundos, missing=qué notebooks faltan, en texto)`` se llama al terminar cada entrega; ``say(texto)``, con cada aviso."""
     say = say or (lambda text: None)
     # nbgrader crea cada entrega de una forma que SQLAlchemy desaprueba; el aviso no le dice nada a
     # quien califica (y lo heredan los procesos de calificación).
@@ -249,7 +253,9 @@ def _grade(course_dir, processes, timeout, assignment, notebooks, overrides, pro
                     known[student] = chosen[student]
                 record_graded(course_dir, known)
                 if progress:
-                    progress(done, len(jobs), student, problem, seconds)
+                    missing = report.absent(course_dir, student, notebooks, assignment)
+                    said = missing and report.absent_text(course_dir, student, missing, assignment)
+                    progress(done, len(jobs), student, problem, seconds, missing=said)
     return failed
 
 
@@ -277,8 +283,10 @@ def export_grades(course_dir):
     report.refresh(course_dir)
 
 
-def show_progress(done, total, student, problem, seconds):
+def show_progress(done, total, student, problem, seconds, missing=()):
     outcome = f"NO SE PUDO CALIFICAR ({problem})" if problem else f"calificada en {seconds:.1f} s"
+    if missing and not problem:
+        outcome += f"; {missing} (vale 0)"
     print(f"[{done}/{total}] {student}: {outcome}", file=sys.stderr, flush=True)
 
 

@@ -18,12 +18,13 @@ import json
 import os
 import re
 import tempfile
+import threading
 from typing import NamedTuple
 
 from harness.disk_state import read_disk_state
-from harness.exercise_feedback import WRITE_REPORT_CALL
+from harness.exercise_feedback import WRITE_REPORT_CALL, canonical_prediction, ledger_only
 from harness.kill_at_moment import run_and_kill
-from solutions.grading import forkserver, sandbox, truth
+from solutions.grading import forkserver, puntos, sandbox, truth
 from solutions.grading.forkserver import ForkServer
 from solutions.grading.paths import REFERENCE_AGENT
 
@@ -50,7 +51,7 @@ class PartlyRight(NamedTuple):
         )
 
     def points(self, top):
-        return round(top * (self.total - len(self.wrong)) / self.total, 2)
+        return puntos.rounded(top * (self.total - len(self.wrong)) / self.total)
 
 
 class AnswerError(Exception):
@@ -83,7 +84,8 @@ def same(answer, expected):
 def check_prediction(item, answer):
     """None si todos los datos coinciden con lo medido; si alguno no, ``PartlyRight``. Sin el formato
     (las claves, un diccionario), ``AnswerError``: 0 puntos."""
-    expected = truth.measured()[item]
+    # Textos en NFC (y sin mayúsculas donde el enunciado lo dice), como en la comprobación local.
+    expected, answer = canonical_prediction(truth.measured()[item]), canonical_prediction(answer)
     if type(answer) is not dict or answer.keys() != expected.keys():
         raise AnswerError(f"tiene que ser un diccionario con las claves {', '.join(expected)}")
     wrong = tuple(key for key in expected if not same(answer[key], expected[key]))
@@ -91,6 +93,21 @@ def check_prediction(item, answer):
 
 
 # —— Nivel 2 ——
+
+
+_ledger = {}
+_ledger_lock = threading.Lock()
+
+
+def lent_ledger():
+    """El texto del registro del agente de referencia que se presta (``ledger_only``), armado una vez
+    por proceso: las dos comprobaciones del Nivel 2 corren en hilos, y ``ast`` de Python 3.11 no
+    soporta analizar en dos hilos a la vez."""
+    with _ledger_lock:
+        if "text" not in _ledger:
+            with open(REFERENCE_AGENT, encoding="utf-8") as f:
+                _ledger["text"] = ledger_only(f.read())
+        return _ledger["text"]
 
 
 @contextlib.contextmanager
@@ -101,36 +118,46 @@ def runner(scratch, timeout):
     menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas) termina la
     comprobación: un bucle cuesta un solo corte."""
     served = forkserver.available()
-    # Lo que el aislamiento ve de quien califica: el agente de referencia (el de la lección, que las
-    # personas ya tienen) y este servidor, prestados en ``sandbox.LENT``; no el repositorio.
-    lent = {"agent.py": REFERENCE_AGENT, "forkserver.py": forkserver.__file__}
-    # El servidor es el init de su aislamiento: una corrida no puede matarlo ni detenerlo.
-    isolation = sandbox.prefix(scratch, lent=lent, as_init=True) if served else ()
-    passes = sandbox.passes if isolation else None
-    agent = os.path.join(sandbox.LENT, "agent.py") if sandbox.required() else REFERENCE_AGENT
-    script = os.path.join(sandbox.LENT, "forkserver.py") if isolation else None
-    server = ForkServer(isolation, scratch, passes, script) if served else contextlib.nullcontext()
-    with server:
+    with tempfile.TemporaryDirectory(prefix="registro-prestado-") as own:
+        # Lo que el aislamiento ve de quien califica: el registro del agente de referencia (sin su
+        # run_tool_uses: la corrección tiene que ser de la entrega) y este servidor, prestados en
+        # ``sandbox.LENT``; no el repositorio. Fuera de ``scratch``: una corrida no puede cambiarlo.
+        ledger = os.path.join(own, "agent.py")
+        with open(ledger, "w", encoding="utf-8") as out:
+            out.write(lent_ledger())
+        lent = {"agent.py": ledger, "forkserver.py": forkserver.__file__}
+        # El servidor es el init de su aislamiento: una corrida no puede matarlo ni detenerlo.
+        isolation = sandbox.prefix(scratch, lent=lent, as_init=True) if served else ()
+        passes = sandbox.passes if isolation else None
+        agent = os.path.join(sandbox.LENT, "agent.py") if sandbox.required() else ledger
+        script = os.path.join(sandbox.LENT, "forkserver.py") if isolation else None
+        server = ForkServer(isolation, scratch, passes, script) if served else contextlib.nullcontext()
+        with server:
+            yield _runs(server, served, scratch, lent, agent, timeout)
 
-        def run(**kwargs):
-            # Un nombre al azar: una corrida anterior (que escribe en ``scratch``) no puede adelantarse a
-            # crear la carpeta de la siguiente, ni enlaces adentro donde se escribe el script.
-            workdir = tempfile.mkdtemp(prefix="corrida_", dir=scratch)
-            if "script_text" in kwargs:
-                kwargs["script"] = os.path.join(workdir, "reproducir_orden.py")
-                with open(kwargs["script"], "w", encoding="utf-8") as f:
-                    f.write(kwargs.pop("script_text"))
-            # Sin servidor, cada corrida en su propio aislamiento, que solo escribe en su carpeta.
-            how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir, lent=lent)}
-            try:
-                done = run_and_kill(workdir, agent=agent, timeout=timeout, **how, **kwargs)
-            except (RuntimeError, OSError) as lost:
-                raise AnswerError(f"la corrida dejó sin servidor a quien califica ({lost})") from None
-            if done.timed_out:
-                raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
-            return done, read_disk_state(workdir)
 
-        yield run
+def _runs(server, served, scratch, lent, agent, timeout):
+    """``run(**kwargs)``: una corrida del código de la entrega (ver ``runner``)."""
+
+    def run(**kwargs):
+        # Un nombre al azar: una corrida anterior (que escribe en ``scratch``) no puede adelantarse a
+        # crear la carpeta de la siguiente, ni enlaces adentro donde se escribe el script.
+        workdir = tempfile.mkdtemp(prefix="corrida_", dir=scratch)
+        if "script_text" in kwargs:
+            kwargs["script"] = os.path.join(workdir, "reproducir_orden.py")
+            with open(kwargs["script"], "w", encoding="utf-8") as f:
+                f.write(kwargs.pop("script_text"))
+        # Sin servidor, cada corrida en su propio aislamiento, que solo escribe en su carpeta.
+        how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir, lent=lent)}
+        try:
+            done = run_and_kill(workdir, agent=agent, timeout=timeout, **how, **kwargs)
+        except (RuntimeError, OSError) as lost:
+            raise AnswerError(f"la corrida dejó sin servidor a quien califica ({lost})") from None
+        if done.timed_out:
+            raise AnswerError(f"no terminó en {timeout} s (¿un bucle?)")
+        return done, read_disk_state(workdir)
+
+    return run
 
 
 def _entry(state):

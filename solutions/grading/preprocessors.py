@@ -32,7 +32,7 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
 from traitlets.utils.importstring import import_item
 
-from solutions.grading import ahead, sandbox
+from solutions.grading import ahead, puntos, sandbox
 from solutions.grading.judge import ANSWER_MARK, CHECKS, PARTIAL_MARK, AnswerError, PartlyRight, parse_answer
 from solutions.grading.paths import NOTEBOOKS
 
@@ -95,7 +95,7 @@ def verdict(cell, problem):
         points = problem.points(cell.metadata.nbgrader["points"])
         return [
             new_output("stream", name="stdout", text=f"{PARTIAL_MARK}{problem}\n"),
-            new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=None),
+            new_output("execute_result", data={"text/plain": puntos.text(points)}, execution_count=None),
         ]
     return [new_output("error", ename="RespuestaIncorrecta", evalue=problem, traceback=[f"✗ {problem}"])]
 

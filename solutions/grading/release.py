@@ -80,6 +80,13 @@ def importable_env(env=None):
     return env
 
 
+# ``python -m nbgrader`` sin la gramática de rfc3987_syntax (ver ``solutions/grading/__init__.py``).
+NBGRADER_MAIN = (
+    "import sys, runpy; sys.modules.setdefault('rfc3987_syntax', None); "
+    "runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)"
+)
+
+
 class NbgraderError(RuntimeError):
     """Un paso de nbgrader que falló, dicho en una línea: cuál y su último mensaje."""
 
@@ -88,7 +95,7 @@ def nbgrader(course_dir, *args, check=True):
     """``nbgrader <args>`` dentro de la carpeta del curso, como lo correría quien dicta el curso. Con
     ``check``, una falla es un ``NbgraderError`` de una línea (no la traza de ``subprocess``)."""
     done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args],
+        [sys.executable, "-c", NBGRADER_MAIN, *args],
         cwd=course_dir,
         env=importable_env(),
         capture_output=True,

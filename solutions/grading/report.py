@@ -14,9 +14,11 @@ es el veredicto de ``judge`` (``JudgeAnswers``). Los puntos, de ``gradebook.db``
 
 import csv
 import html
+import json
 import os
 import re
 import sys
+from typing import NamedTuple
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
@@ -24,12 +26,14 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.plugins import CsvExportPlugin
 from traitlets.config import PyFileConfigLoader
 
-from solutions.grading import paths
+from solutions.grading import etiquetas, grafico, parecidas, paths, puntos
 from solutions.grading.judge import CHECKS, MECHANISMS, read_verdict, unproven_mechanisms, wrong_fields
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 from solutions.grading.truth import OBSERVED_FIELDS
 
 PENDING_COLUMN = "manual_pendiente"
+# Las columnas de puntos de ``grades.csv`` (las de ``nbgrader export`` y la propia): en centésimos.
+SCORE_COLUMNS = ("raw_score", "late_submission_penalty", "score", "max_score", PENDING_COLUMN)
 HTML_NAME, PICTURE_NAME = "informe.html", "informe.svg"
 # Lo que se desglosa bajo cada prueba: sus datos (Nivel 1) o sus mecanismos (Nivel 2).
 PARTS = {
@@ -103,8 +107,10 @@ def export_grades(course_dir):
         writer = csv.DictWriter(f, [*columns, PENDING_COLUMN])
         writer.writeheader()
         for row in rows:
-            row[PENDING_COLUMN] = float(waiting.get((row["assignment"], row["student_id"]), 0))
-            writer.writerow(row)
+            row[PENDING_COLUMN] = waiting.get((row["assignment"], row["student_id"]), 0)
+            writer.writerow(
+                {k: puntos.text(v) if k in SCORE_COLUMNS and v != "" else v for k, v in row.items()}
+            )
     return plugin.to
 
 
@@ -133,16 +139,19 @@ def wrong_parts(test_id, problem):
 
 def class_rows(course_dir, assignment=ASSIGNMENT):
     """Las filas del informe: [{"notebook", "pregunta", "parte" o None, "puntos", "bien", "pendientes",
-    "de"}] y {estudiante: puntos a mano pendientes}. «bien» cuenta a quien tiene todos los puntos de la
-    pregunta (o, en una parte, a quien la prueba se la da por buena); «de», a quien se calificó."""
+    "de"}], {estudiante: puntos a mano pendientes} y ``Totals``. «bien» cuenta a quien tiene todos los
+    puntos de la pregunta (o, en una parte, a quien la prueba se la da por buena); «de», a quien se
+    calificó."""
     with Gradebook(db_url(course_dir)) as gradebook:
-        scores, graded = {}, []
+        scores, graded, totals = {}, [], {}
+        top_total = sum(n.max_score for n in gradebook.find_assignment(assignment).notebooks)
         for student in sorted(s.id for s in gradebook.students):
             try:
                 submission = gradebook.find_submission(assignment, student)
             except MissingEntry:
                 continue
             graded.append(student)
+            totals[student] = submission.score
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
                     waiting = grade.needs_manual_grade and grade.manual_score is None
@@ -183,42 +192,35 @@ def class_rows(course_dir, assignment=ASSIGNMENT):
                         "de": len(problems),
                     }
                 )
-    return rows, waiting
+    return rows, waiting, Totals(totals, top_total)
+
+
+class Totals(NamedTuple):
+    """La nota total de cada estudiante calificado (lo a mano sin nota cuenta 0) y de cuánto es."""
+
+    scores: dict
+    top: float
+
+    def bins(self, width=2):
+        """[(desde, hasta, cuántos)]: la distribución de las notas totales, de ``width`` en ``width``
+        puntos (la última incluye la nota máxima)."""
+        edges = list(range(0, int(self.top), width)) or [0]
+        found = []
+        for low in edges:
+            high = min(low + width, self.top)
+            last = low == edges[-1]
+            count = sum(
+                low <= v < high or (last and v == high) for v in map(puntos.rounded, self.scores.values())
+            )
+            found.append((low, high, count))
+        return found
 
 
 def label(row):
-    return f"{row['pregunta']} · {row['parte']}" if row["parte"] else row["pregunta"]
-
-
-def write_picture(rows, path):
-    """Una barra por fila: cuántas personas la tienen bien (azul), sobre cuántas se calificaron (gris).
-    Un SVG escrito a mano: mismo archivo para los mismos datos, y sin el medio segundo que tarda en
-    cargarse un graficador en cada calificación."""
-    row_h, label_w, bar_w, top = 18, 330, 320, 40
-    most = max([r["de"] for r in rows] + [1])
-    height = top + row_h * len(rows) + 30
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 200}" height="{height}" '
-        'font-family="sans-serif" font-size="11">',
-        f'<text x="{label_w}" y="20" font-size="14">Lección 6: qué tiene bien la clase</text>',
-    ]
-    for i, row in enumerate(rows):
-        y = top + i * row_h
-        whole, got = bar_w * row["de"] / most, bar_w * row["bien"] / most
-        color = "#9ecae1" if row["parte"] else "#1f77b4"
-        late = f" ({row['pendientes']} a mano pendientes)" if row["pendientes"] else ""
-        parts += [
-            f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">{html.escape(label(row))}</text>',
-            f'<rect x="{label_w}" y="{y + 2}" width="{whole:.1f}" height="{row_h - 4}" fill="#eeeeee"/>',
-            f'<rect x="{label_w}" y="{y + 2}" width="{got:.1f}" height="{row_h - 4}" fill="{color}"/>',
-            f'<text x="{label_w + whole + 4:.1f}" y="{y + 12}">{row["bien"]}/{row["de"]}{late}</text>',
-        ]
-    parts.append(
-        f'<text x="{label_w}" y="{height - 8}">estudiantes con la pregunta (o la parte) bien, sobre los calificados</text>'
-    )
-    parts.append("</svg>")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write('<?xml version="1.0" encoding="utf-8"?>\n' + "\n".join(parts) + "\n")
+    """El nombre de la fila en español: la pregunta, o el dato o mecanismo (debajo de su pregunta)."""
+    if row["parte"]:
+        return etiquetas.PARTS.get(row["parte"], row["parte"])
+    return etiquetas.question(row["notebook"], row["pregunta"])
 
 
 def describe(row):
@@ -242,46 +244,160 @@ def ungraded(course_dir, assignment=ASSIGNMENT):
     )
 
 
-def write_html(rows, waiting, path, picture, missing=()):
+def incomplete(course_dir, students, assignment=ASSIGNMENT):
+    """{estudiante: [notebooks que no entregó]} de los calificados a quienes les falta alguno."""
+    found = {s: absent(course_dir, s, EXERCISES, assignment) for s in students}
+    return {s: missing for s, missing in found.items() if missing}
+
+
+def absent(course_dir, student, notebooks=EXERCISES, assignment=ASSIGNMENT):
+    """Los notebooks de ``notebooks`` que ``student`` no entregó o que no se pueden leer (si entregó
+    alguno que sí): valen 0 y el resto se califica."""
+    folder = os.path.join(course_dir, "submitted", student, assignment)
+    why = {n: missing_reason(os.path.join(folder, f"{n}.ipynb")) for n in notebooks}
+    if all(why.values()):  # nada que calificar: grade_class dice por qué no pudo
+        return [n for n, reason in why.items() if reason == MISSING]
+    return [n for n, reason in why.items() if reason]
+
+
+MISSING, UNREADABLE = "falta", "no se puede leer (no es un notebook en JSON)"
+
+
+def missing_reason(path):
+    """Por qué el notebook de ``path`` no se califica (``MISSING``, ``UNREADABLE``), o None."""
+    if not os.path.isfile(path):
+        return MISSING
+    try:
+        with open(path, encoding="utf-8") as f:
+            json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return UNREADABLE
+    return None
+
+
+def absent_text(course_dir, student, notebooks, assignment=ASSIGNMENT):
+    """«falta ejercicio_nivel_2.ipynb», o «ejercicio_nivel_2.ipynb no se puede leer (…)», para leer."""
+    folder = os.path.join(course_dir, "submitted", student, assignment)
+    said = []
+    for n in notebooks:
+        reason = missing_reason(os.path.join(folder, f"{n}.ipynb"))
+        said.append(f"falta {n}.ipynb" if reason in (MISSING, None) else f"{n}.ipynb {reason}")
+    return ", ".join(said)
+
+
+def _table(rows):
     lines = [
-        "<!DOCTYPE html>",
-        '<html lang="es"><head><meta charset="utf-8"><title>Informe de la clase · Lección 6</title>',
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:.2em .6em}td.parte{padding-left:2em;color:#555}</style>",
-        "</head><body>",
-        "<h1>Informe de la clase · Lección 6</h1>",
-        f'<p><img src="{html.escape(picture)}" alt="qué tiene bien la clase, por pregunta"></p>',
-        "<table><thead><tr><th>notebook</th><th>pregunta o parte</th><th>qué mide</th><th>puntos</th>"
+        "<table><thead><tr><th>pregunta, dato o mecanismo</th><th>qué mide</th><th>puntos</th>"
         "<th>bien</th><th>calificadas</th><th>a mano pendientes</th></tr></thead><tbody>",
     ]
     for row in rows:
         css = ' class="parte"' if row["parte"] else ""
-        points = "" if row["puntos"] is None else str(row["puntos"])
+        points = "" if row["puntos"] is None else puntos.text(row["puntos"])
         data = (
             f'data-pregunta="{row["pregunta"]}" data-parte="{row["parte"] or ""}" data-bien="{row["bien"]}"'
         )
         data += f' data-de="{row["de"]}" data-pendientes="{row["pendientes"]}"'
         lines.append(
-            f"<tr {data}><td>{row['notebook']}</td><td{css}>{html.escape(label(row))}</td>"
+            f"<tr {data}><td{css}>{html.escape(label(row))}</td>"
             f"<td>{html.escape(describe(row))}</td><td>{points}</td><td>{row['bien']}</td>"
             f"<td>{row['de']}</td><td>{row['pendientes'] if not row['parte'] else ''}</td></tr>"
         )
     lines.append("</tbody></table>")
-    lines.append("<h2>Puntos a mano pendientes</h2>")
-    if waiting:
-        lines.append("<ul>")
-        lines += [f"<li>{html.escape(s)}: {p:g} puntos</li>" for s, p in sorted(waiting.items())]
-        lines.append("</ul>")
+    return lines
+
+
+def _distribution(totals):
+    lines = [
+        f"<h2>Distribución de la nota total (de {puntos.text(totals.top)})</h2>",
+        "<p>Las respuestas a mano sin nota cuentan 0 hasta que la tienen.</p>",
+        "<table><thead><tr><th>nota total</th><th>estudiantes</th></tr></thead><tbody>",
+    ]
+    for low, high, count in totals.bins():
         lines.append(
-            "<p>Para verlos: <code>python -m solutions.grading.manual CURSO --pendientes</code>.</p>"
+            f'<tr data-desde="{puntos.text(low)}" data-hasta="{puntos.text(high)}" data-estudiantes="{count}">'
+            f"<td>{puntos.text(low)}–{puntos.text(high)}</td><td>{count}</td></tr>"
         )
-    else:
-        lines.append("<p>Ninguno: todas las respuestas escritas tienen nota.</p>")
-    if missing:
+    lines.append("</tbody></table>")
+    return lines
+
+
+def _pending(waiting):
+    lines = ["<h2>Puntos a mano pendientes</h2>"]
+    if not waiting:
+        return [*lines, "<p>Ninguno: todas las respuestas escritas tienen nota.</p>"]
+    lines.append("<ul>")
+    lines += [f"<li>{html.escape(s)}: {puntos.text(p)} puntos</li>" for s, p in sorted(waiting.items())]
+    lines.append("</ul>")
+    lines.append(
+        "<p>Para verlos: <code>python -m solutions.grading.manual CURSO --pendientes</code>; para "
+        "anotarlos todos de una vez, <code>python -m solutions.grading.manual CURSO --csv notas.csv</code>.</p>"
+    )
+    return lines
+
+
+def _incomplete(course_dir, missing):
+    if not missing:
+        return []
+    lines = [
+        "<h2>Entregas incompletas</h2>",
+        "<p>El notebook que falta vale 0; el resto se calificó.</p><ul>",
+    ]
+    for student, notebooks in sorted(missing.items()):
+        said = html.escape(absent_text(course_dir, student, notebooks))
+        lines.append(f'<li data-incompleta="{html.escape(student)}">{html.escape(student)}: {said}</li>')
+    return [*lines, "</ul>"]
+
+
+def percent(similarity):
+    """La semejanza en por ciento, sin redondear hacia arriba: solo lo idéntico dice 100."""
+    return int(100 * similarity + 1e-9)
+
+
+def _similar(groups):
+    lines = [
+        "<h2>Entregas casi iguales</h2>",
+        "<p>Se comparan las respuestas (texto y código) y las celdas agregadas, una por una; lo que "
+        "quedó como se repartió no cuenta. Es una lista para mirar, no un veredicto: puede ser trabajo en "
+        "grupo permitido, o la misma fuente.</p>",
+    ]
+    if not groups:
+        return [*lines, "<p>Ninguna.</p>"]
+    lines.append("<ul>")
+    for group in groups:
+        same = ", ".join(parecidas.item_label(i) for i in group.same) or "ninguna"
+        other = ", ".join(parecidas.item_label(i) for i in group.different) or "ninguna"
+        lines.append(
+            f'<li data-parecidas="{html.escape(" ".join(group.students))}">'
+            f"<strong>{html.escape(', '.join(group.students))}</strong>: semejanza "
+            f"{percent(group.similarity)} %; idénticas: {html.escape(same)}; distintas: {html.escape(other)}</li>"
+        )
+    return [*lines, "</ul>"]
+
+
+def write_html(rows, waiting, path, picture, extra):
+    """Escribe la página del informe; ``extra``: (``Totals``, incompletas, grupos casi iguales, sin
+    calificar)."""
+    totals, missing, groups, ungradable = extra
+    lines = [
+        "<!DOCTYPE html>",
+        '<html lang="es"><head><meta charset="utf-8"><title>Informe de la clase · Lección 6</title>',
+        "<style>body{font-family:sans-serif;max-width:72em;margin:2em auto}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2em .6em}td.parte{padding-left:2em;color:#555}</style>",
+        "</head><body>",
+        "<h1>Informe de la clase · Lección 6</h1>",
+        f'<p><img src="{html.escape(picture)}" alt="qué tiene bien la clase, por pregunta, y la '
+        'distribución de la nota total"></p>',
+        *_table(rows),
+        *_distribution(totals),
+        *_pending(waiting),
+        *_incomplete(os.path.dirname(path), missing),
+        *_similar(groups),
+    ]
+    if ungradable:
         lines.append("<h2>Sin calificar</h2>")
         lines.append(
             "<p>Entregaron y no se pudieron calificar (el comando de la clase dice por qué): "
-            + ", ".join(html.escape(s) for s in missing)
+            + ", ".join(html.escape(s) for s in ungradable)
             + ".</p>"
         )
     lines.append("</body></html>")
@@ -291,10 +407,17 @@ def write_html(rows, waiting, path, picture, missing=()):
 
 def write_report(course_dir, assignment=ASSIGNMENT):
     """Escribe ``informe.html`` e ``informe.svg`` en ``course_dir``; devuelve la ruta del HTML."""
-    rows, waiting = class_rows(course_dir, assignment)
-    write_picture(rows, os.path.join(course_dir, PICTURE_NAME))
+    rows, waiting, totals = class_rows(course_dir, assignment)
+    grafico.write_picture(rows, totals, os.path.join(course_dir, PICTURE_NAME), label)
+    graded = sorted(totals.scores)
+    extra = (
+        totals,
+        incomplete(course_dir, graded, assignment),
+        parecidas.groups(course_dir, graded, assignment),
+        ungraded(course_dir, assignment),
+    )
     page = os.path.join(course_dir, HTML_NAME)
-    write_html(rows, waiting, page, PICTURE_NAME, ungraded(course_dir, assignment))
+    write_html(rows, waiting, page, PICTURE_NAME, extra)
     return page
 
 

@@ -9,6 +9,7 @@ o adivinar al juez del Nivel 2, sobrevivir a la muerte, traer módulos, no dejar
 
 import os
 import re
+import unicodedata
 
 import nbformat
 
@@ -377,7 +378,25 @@ HALF_RIGHT = (
     .replace('"notices_after_resume": 0', '"notices_after_resume": 1')
 )
 
+# Una «corrección» que no corrige nada: carga el agente que las comprobaciones prestan y llama a su
+# run_tool_uses (el bueno). Lo prestado es solo su registro: no tiene a quién llamar.
+DELEGATES = """import os
+
+from harness.runner import load_agent
+
+_reference = load_agent(os.environ["LESSON_AGENT"], "prestado")
+
+
+def run_tool_uses_fixed(content):
+    return _reference.run_tool_uses(content)"""
+
+# Las predicciones bien, escritas como las deja otro teclado: «no reanudó» en NFD («o» + tilde
+# combinada) y una rama con mayúscula inicial (el enunciado dice que ahí las mayúsculas no importan).
+UNICODE_NFD = solution(NIVEL_1, "momento_1").replace("no reanudó", unicodedata.normalize("NFD", "no reanudó"))
+CAPITALISED = solution(NIVEL_1, "momento_2").replace('"agregando is_error"', '"Agregando is_error"')
+
 # estudiante: {notebook: {grade_id: nueva fuente, o None para borrar la celda}}; None = en blanco.
+# Un notebook que no está en el diccionario no se entrega.
 CLASS = {
     "correcta": {name: {} for name in EXERCISES},
     "en_blanco": None,
@@ -415,6 +434,9 @@ CLASS = {
     "trae_modulos": {name: {} for name in EXERCISES},
     "ignora_sigint": {NIVEL_1: {"momento_3": IGNORES_SIGINT}, NIVEL_2: {}},
     "llena_shm": {NIVEL_1: {"momento_1": FILLS_SHM}, NIVEL_2: {}},
+    "delega_al_agente": {NIVEL_1: {}, NIVEL_2: {"corregida": DELEGATES}},
+    "escribe_en_nfd": {NIVEL_1: {"momento_1": UNICODE_NFD, "momento_2": CAPITALISED}, NIVEL_2: {}},
+    "sin_nivel_2": {NIVEL_1: {}},
 }
 # Archivos que una entrega trae junto a sus notebooks: {estudiante: {ruta relativa: texto}}.
 HANDED_IN = {"trae_modulos": HANDED_IN_MODULES}
@@ -446,6 +468,9 @@ HONEST = {
     "trae_modulos": {NIVEL_1: 6, NIVEL_2: 6},
     "ignora_sigint": {NIVEL_1: 4, NIVEL_2: 6},
     "llena_shm": {NIVEL_1: 4, NIVEL_2: 6},
+    "delega_al_agente": {NIVEL_1: 6, NIVEL_2: 3},
+    "escribe_en_nfd": {NIVEL_1: 6, NIVEL_2: 6},
+    "sin_nivel_2": {NIVEL_1: 6, NIVEL_2: 0},
 }
 
 
@@ -472,6 +497,8 @@ def submit(course_dir, released, students):
         folder = os.path.join(course_dir, "submitted", student, ASSIGNMENT)
         os.makedirs(folder, exist_ok=True)
         for name in EXERCISES:
+            if notebooks is not None and name not in notebooks:
+                continue  # no lo entregó
             changes = None if notebooks is None else notebooks[name]
             nb = submission(released[name], name, changes)
             nbformat.write(nb, os.path.join(folder, f"{name}.ipynb"))
