@@ -21,6 +21,7 @@ sin kernel, se ve la vista previa guardada (``view.preview_html``).
 
 import os
 import pathlib
+import re
 import subprocess
 
 import anywidget
@@ -32,10 +33,14 @@ from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
+from harness.exercise_feedback import LESSON
 from harness.runner import run_agent_process
 
 STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
+# El encabezado que harness.export pone en cada agente armado, y el notebook que nombra el del taller.
+GENERATED = re.compile(r"# GENERADO desde (?P<source>.+?): no lo edites a mano\.")
+TALLER_SOURCE = "tu taller"
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
@@ -51,14 +56,45 @@ OUTSIDE_CHANGE = (
 
 
 def agent_name(path):
-    """Qué agente corre, sin rutas absolutas (la salida guardada de un notebook no las admite)."""
+    """Qué agente corre, dicho para quien estudia: tu agente (el del taller), el de la lección o el de
+    una variante; sin rutas absolutas (la salida guardada de un notebook no las admite)."""
     named = variants.agent_name_of(path)
     if named:
         return named
+    shown, source = shown_path(path), generated_from(path)
+    if source and source.startswith(TALLER_SOURCE):
+        return f"tu agente ({shown}, armado en {source})"
     real = os.path.realpath(path)
-    if os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT:
-        return f"agente armado en el notebook ({NOTEBOOK_AGENT})"
-    return f"agente {os.path.basename(path)}"
+    from_notebook = (
+        os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT
+    )
+    if (source and os.path.basename(source) == LESSON) or (not source and from_notebook):
+        return f"agente de la lección ({shown})"
+    return f"agente {shown}"
+
+
+def generated_from(path):
+    """De qué notebook se armó el agente, según su encabezado (harness.export), o None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = GENERATED.match(first)
+    return found["source"] if found else None
+
+
+def shown_path(path):
+    """La ruta del agente relativa a la carpeta del notebook; fuera de ella, su carpeta y su nombre."""
+    relative = os.path.relpath(os.path.abspath(path))
+    if not relative.startswith(os.pardir):
+        return relative.replace(os.sep, "/")
+    return "/".join(pathlib.Path(os.path.abspath(path)).parts[-2:])
+
+
+def with_article(name):
+    """«el agente de la lección (…)», pero «tu agente (…)»: la frase del encabezado del laboratorio."""
+    return name if name.startswith("tu ") else f"el {name}"
 
 
 class LabWidget(anywidget.AnyWidget):
@@ -268,10 +304,10 @@ class CrashLab:
         self.widget.view = {
             "ticket": self._screens,
             "header": (
-                f"Corre el {view.html.escape(agent_name(self._agent_path(self._run_variant)))} en un proceso "
-                "aparte · carpeta de "
-                f"trabajo <code>{view.html.escape(self.workdir)}</code>"
+                f"Corre {view.html.escape(with_article(agent_name(self._agent_path(self._run_variant))))} "
+                f"en un proceso aparte · carpeta de trabajo <code>{view.html.escape(self.workdir)}</code>"
             ),
+            "help": view.KEYBOARD_HELP,
             "variants": [(name, variants.get(name).label) for name in variants.names()],
             "variant": self.variant,
             "options": [
