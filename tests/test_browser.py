@@ -705,11 +705,13 @@ BROKEN_WORDS = r"""(panel) => {
   }
   return broken;
 }"""
-# Cada texto del laboratorio, en píxeles de pantalla (el del dibujo, por la escala del SVG).
-SMALLEST_FONT = """(root) => Math.min(...[...root.querySelectorAll('*')]
+# Los textos del laboratorio más chicos que ``size`` píxeles de pantalla (los del dibujo, por la escala
+# del SVG): [texto, tamaño].
+SMALL_TEXT = """([root, size]) => [...root.querySelectorAll('*')]
   .filter((n) => [...n.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim()))
-  .filter((n) => !n.closest('title, style, option') && n.getClientRects().length)
-  .map((n) => parseFloat(getComputedStyle(n).fontSize) * (n.ownerSVGElement ? n.ownerSVGElement.getScreenCTM().a : 1)))"""
+  .filter((n) => !n.closest('title, style') && n.getClientRects().length)
+  .map((n) => [n.textContent.slice(0, 30), parseFloat(getComputedStyle(n).fontSize) * (n.ownerSVGElement ? n.ownerSVGElement.getScreenCTM().a : 1)])
+  .filter(([, px]) => px < size - 0.01)"""
 # Los textos del dibujo que se salen de su caja.
 OUT_OF_BOX = """(svg) => [...svg.querySelectorAll('g[data-state]')].flatMap((g) => {
   const box = g.querySelector('rect.cl-box').getBBox();
@@ -750,7 +752,7 @@ def test_file_names_and_log_words_never_break_and_letters_are_the_prose_size(
             "() => parseFloat(getComputedStyle(document.body).getPropertyValue('--jp-content-font-size1'))"
         )
         assert prose == 14
-        assert lab.evaluate(SMALLEST_FONT) >= prose - 0.01  # ninguna letra más chica que la prosa
+        assert page.evaluate(SMALL_TEXT, [lab.element_handle(), prose]) == []  # ni una más chica que la prosa
         assert lab.locator(".cl-picture svg").evaluate(OUT_OF_BOX) == []
         shot(page, f"palabras_{app}_{width}x{height}")
     finally:
