@@ -7,6 +7,7 @@ así que cuando la página muestra el resultado de un clic posterior, un segundo
 lanzado su proceso. Deja capturas en ``test-output/browser/`` (ignorada por git).
 """
 
+import contextlib
 import os
 import re
 import time
@@ -97,6 +98,18 @@ def step(lab, action):
 def shot(page, name):
     os.makedirs(SCREENSHOT_DIR, exist_ok=True)
     page.locator(".cl-root").screenshot(path=os.path.join(SCREENSHOT_DIR, f"{name}.png"))
+
+
+@contextlib.contextmanager
+def lab_page(server, browser, app, name, width=1280, height=1000):
+    """(página, laboratorio) con el notebook ``name`` abierto y corrido; al salir cierra la página y
+    apaga los kernels de la prueba."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        yield page, open_lab(page, server, app, name)
+    finally:
+        page.close()
+        server.shutdown_kernels()
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
@@ -561,9 +574,7 @@ def test_ctrl_and_cmd_keys_reach_the_notebook_and_letters_stay_in_the_lab(server
     from playwright.sync_api import expect
 
     name, folder = lab_notebook(server, f"atajos_{app}")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
-        lab = open_lab(page, server, app, name)
+    with lab_page(server, browser, app, name) as (page, lab):
         cells = page.locator(CELLS)
         count = cells.count()
         run = lab.get_by_role("button", name="Ejecutar", exact=True)
@@ -605,9 +616,6 @@ def test_ctrl_and_cmd_keys_reach_the_notebook_and_letters_stay_in_the_lab(server
         expect(page.locator(".jp-MarkdownCell")).to_have_count(0)
         expect(lab).to_have_count(1)
         assert processes(folder) == ["corrida"]  # la celda no se volvió a ejecutar
-    finally:
-        page.close()
-        server.shutdown_kernels()
 
 
 # Cuántos píxeles cambian al menos 3:1 entre dos capturas del mismo recorte (con foco y sin él).
@@ -662,9 +670,7 @@ def test_every_control_shows_its_focus_at_3_to_1(request, browser, app, theme):
 
     server = request.getfixturevalue("server" if theme == "claro" else "dark_server")
     name, _ = lab_notebook(server, f"foco_{app}_{theme}")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
-        lab = open_lab(page, server, app, name)
+    with lab_page(server, browser, app, name) as (page, lab):
         run = lab.get_by_role("button", name="Ejecutar", exact=True)
         run.focus()
         step(lab, lambda: page.keyboard.press("Enter"))  # después de una corrida: Reanudar encendido
@@ -683,9 +689,6 @@ def test_every_control_shows_its_focus_at_3_to_1(request, browser, app, theme):
                 )
         assert weak == {}, f"foco que no se ve (píxeles que cambian 3:1, los que hacen falta): {weak}"
         shot(page, f"foco_{app}_{theme}")
-    finally:
-        page.close()
-        server.shutdown_kernels()
 
 
 # Las letras de una palabra partidas entre dos líneas: dos caracteres de palabra seguidos (letras,
@@ -731,9 +734,7 @@ def test_file_names_and_log_words_never_break_and_letters_are_the_prose_size(
     from playwright.sync_api import expect
 
     name, _ = lab_notebook(server, f"palabras_{app}_{width}")
-    page = browser.new_page(viewport={"width": width, "height": height})
-    try:
-        lab = open_lab(page, server, app, name)
+    with lab_page(server, browser, app, name, width, height) as (page, lab):
         if app == "lab":  # con el explorador de archivos abierto
             if not page.locator("#filebrowser").is_visible():
                 page.locator("[data-id='filebrowser']").click()
@@ -755,9 +756,6 @@ def test_file_names_and_log_words_never_break_and_letters_are_the_prose_size(
         assert page.evaluate(SMALL_TEXT, [lab.element_handle(), prose]) == []  # ni una más chica que la prosa
         assert lab.locator(".cl-picture svg").evaluate(OUT_OF_BOX) == []
         shot(page, f"palabras_{app}_{width}x{height}")
-    finally:
-        page.close()
-        server.shutdown_kernels()
 
 
 @pytest.fixture

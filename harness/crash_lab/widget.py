@@ -33,11 +33,13 @@ from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
-from harness.exercise_feedback import LESSON
 from harness.runner import run_agent_process
 
 STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
+# La lección (también en harness.exercise_feedback.LESSON): importar ese módulo en el kernel rompe la
+# vuelta del widget al recargar la página con el kernel vivo («model not found»), así que no se importa.
+LESSON = "leccion_6_puntos_de_control.ipynb"
 # El encabezado que harness.export pone en cada agente armado, y el notebook que nombra el del taller.
 GENERATED = re.compile(r"# GENERADO desde (?P<source>.+?): no lo edites a mano\.")
 TALLER_SOURCE = "tu taller"
