@@ -12,8 +12,9 @@ Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process
 doble clic lanza un solo proceso; además cada pedido lleva el número de la pantalla en que se hizo y el
 kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
 
-Las teclas pulsadas en la página quedan en ella (JupyterLab y Notebook 7 no las toman como atajos) y el
-foco vuelve al control que actuó. Al guardar el notebook, la página guarda también el estado del
+Las teclas sin Ctrl ni Cmd pulsadas en la página quedan en ella (JupyterLab y Notebook 7 no las toman
+como atajos); las combinaciones con Ctrl o Cmd (guardar, la paleta de comandos) llegan al notebook. El
+foco vuelve al control que actuó o, si se apagó, al siguiente activo (``view.KEYBOARD_HELP``). Al guardar el notebook, la página guarda también el estado del
 laboratorio: abierto otra vez con un kernel nuevo, se ve su último estado con los controles apagados y
 una línea que pide ejecutar la celda (la página saluda al dibujarse y solo un kernel vivo contesta);
 sin kernel, se ve la vista previa guardada (``view.preview_html``).
