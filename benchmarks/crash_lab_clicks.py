@@ -3,10 +3,11 @@
     python -m benchmarks.crash_lab_clicks [--rounds 2]
 
 Arranca JupyterLab (servidor en esta máquina) y Chromium de Debian (Playwright), corre un notebook con
-el laboratorio y, para cada punto de caída de la variante de dos puntos, pulsa Ejecutar y luego
-Reanudar. El tiempo va desde el clic (dentro de la página) hasta que la página ya pintó la pantalla
-nueva que mandó el kernel (el agente corrió en su proceso, se leyó el disco y se dibujó). Imprime la
-mediana, el mínimo y el máximo. La meta es una mediana de 150 ms o menos.
+el laboratorio y, para cada punto de caída de la variante de dos puntos, lo elige en el menú (no lanza
+ningún agente), pulsa Ejecutar y Reanudar (cada uno lanza el agente en un proceso) y después Cortar
+checkpoint.json y Reiniciar (tampoco lanzan nada). El tiempo va desde el clic (dentro de la página)
+hasta que la página ya pintó la pantalla nueva que mandó el kernel. Imprime la mediana, el mínimo y el
+máximo de cada acción. La meta es una mediana de 150 ms o menos.
 """
 
 import argparse
@@ -21,13 +22,20 @@ from maintainer.jupyter_browser import jupyter_server, launch, open_notebook, ru
 from maintainer.paths import REFERENCE_AGENT
 
 GOAL_MS = 150
-# Dentro de la página: clic, y espera a que cambie el número de pantalla y se pinte un cuadro.
-TIMED_CLICK = """async (action) => {
+# Dentro de la página: el clic (o elegir en el menú), y espera a que cambie el número de pantalla y se
+# pinte un cuadro. Devuelve null si no hizo falta hacer nada (la caída ya estaba elegida).
+TIMED = """async ([action, label]) => {
   const root = document.querySelector('.cl-root');
   const before = root.dataset.ticket;
-  const button = root.querySelector(`button[data-action="${action}"]`);
+  const select = root.querySelector('select');
+  if (action === 'choose' && select.value === label) return null;
   const start = performance.now();
-  button.click();
+  if (action === 'choose') {
+    select.value = label;
+    select.dispatchEvent(new Event('change'));
+  } else {
+    root.querySelector(`button[data-action="${action}"]`).click();
+  }
   await new Promise((done) => {
     const seen = new MutationObserver(() => {
       if (root.dataset.ticket !== before) { seen.disconnect(); requestAnimationFrame(() => done()); }
@@ -36,20 +44,14 @@ TIMED_CLICK = """async (action) => {
   });
   return performance.now() - start;
 }"""
-CHOOSE = """async (label) => {
-  const root = document.querySelector('.cl-root');
-  const select = root.querySelector('select');
-  if (select.value === label) return;
-  const before = root.dataset.ticket;
-  select.value = label;
-  select.dispatchEvent(new Event('change'));
-  await new Promise((done) => {
-    const seen = new MutationObserver(() => {
-      if (root.dataset.ticket !== before) { seen.disconnect(); done(); }
-    });
-    seen.observe(root, { attributes: true, attributeFilter: ['data-ticket'] });
-  });
-}"""
+# (acción de la página, nombre, ¿lanza el agente?), en el orden en que se pulsan en cada punto de caída.
+ACTIONS = [
+    ("choose", "Elegir caída", False),
+    ("run", "Ejecutar", True),
+    ("resume", "Reanudar", True),
+    ("cut", "Cortar", False),
+    ("reset", "Reiniciar", False),
+]
 
 
 def write_notebook(root):
@@ -66,7 +68,7 @@ def write_notebook(root):
 def measure(rounds):
     from playwright.sync_api import sync_playwright
 
-    times = {"Ejecutar": [], "Reanudar": []}
+    times = {name: [] for _, name, _ in ACTIONS}
     with tempfile.TemporaryDirectory() as tmp:
         root, private = Path(tmp) / "raiz", Path(tmp) / "jupyter"
         root.mkdir()
@@ -79,10 +81,12 @@ def measure(rounds):
             page.locator(".cl-root:not(.cl-saved)").wait_for()  # el kernel ya contestó a la vista
             for _ in range(rounds):
                 for label in crash_labels():
-                    page.evaluate(CHOOSE, label)
-                    times["Ejecutar"].append(page.evaluate(TIMED_CLICK, "run"))
-                    if label:  # tras una corrida que llegó a [done] no hay nada que reanudar
-                        times["Reanudar"].append(page.evaluate(TIMED_CLICK, "resume"))
+                    for action, name, _ in ACTIONS:
+                        if action == "resume" and not label:
+                            continue  # tras una corrida que llegó a [done] no hay nada que reanudar
+                        ms = page.evaluate(TIMED, [action, label])
+                        if ms is not None:
+                            times[name].append(ms)
             browser.close()
     return times
 
@@ -91,10 +95,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="vueltas por todas las etiquetas")
     times = measure(parser.parse_args().rounds)
-    print(f"{'clic':<10} {'mediana':>9} {'mín':>9} {'máx':>9}   (meta: mediana ≤ {GOAL_MS} ms)")
-    for name, ms in times.items():
+    print(f"{'clic':<13} {'mediana':>9} {'mín':>9} {'máx':>9}   (meta: mediana ≤ {GOAL_MS} ms)")
+    for _, name, starts_agent in ACTIONS:
+        ms = times[name]
+        what = "lanza el agente" if starts_agent else "sin agente"
         print(
-            f"{name:<10} {statistics.median(ms):7.1f}ms {min(ms):7.1f}ms {max(ms):7.1f}ms  ({len(ms)} clics)"
+            f"{name:<13} {statistics.median(ms):7.1f}ms {min(ms):7.1f}ms {max(ms):7.1f}ms  "
+            f"({len(ms)} clics, {what})"
         )
 
 

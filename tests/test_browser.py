@@ -7,8 +7,10 @@ así que cuando la página muestra el resultado de un clic posterior, un segundo
 lanzado su proceso. Deja capturas en ``test-output/browser/`` (ignorada por git).
 """
 
+import contextlib
 import os
 import re
+import time
 
 import nbformat
 import pytest
@@ -96,6 +98,18 @@ def step(lab, action):
 def shot(page, name):
     os.makedirs(SCREENSHOT_DIR, exist_ok=True)
     page.locator(".cl-root").screenshot(path=os.path.join(SCREENSHOT_DIR, f"{name}.png"))
+
+
+@contextlib.contextmanager
+def lab_page(server, browser, app, name, width=1280, height=1000):
+    """(página, laboratorio) con el notebook ``name`` abierto y corrido; al salir cierra la página y
+    apaga los kernels de la prueba."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        yield page, open_lab(page, server, app, name)
+    finally:
+        page.close()
+        server.shutdown_kernels()
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
@@ -335,13 +349,15 @@ def test_keys_stay_in_the_lab_and_focus_comes_back(server, browser, app):
         assert page.locator(CELLS).count() == cells
         expect(lab).to_have_count(1)
         expect(run).to_be_focused()
-        # Espacio en Reanudar; al terminar en [done] Reanudar se apaga y el foco pasa a Ejecutar.
+        # Espacio en Reanudar; al terminar en [done] Reanudar se apaga y el foco pasa al siguiente control
+        # activo (Reiniciar), como dice la ayuda del laboratorio.
         lab.get_by_role("button", name="Reanudar", exact=True).focus()
         step(lab, lambda: page.keyboard.press(" "))
         assert processes(folder) == ["corrida", "corrida --resume"]
         expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()
         assert lab.evaluate(FOCUS_INSIDE)
-        expect(run).to_be_focused()
+        expect(lab.get_by_role("button", name="Reiniciar", exact=True)).to_be_focused()
+        expect(lab.locator(".cl-help")).to_contain_text("pasa al siguiente control activo")
         # El dibujo es una sola parada del tabulador (el hueco elegido); las flechas van entre huecos.
         gaps = lab.locator("svg [role='button']")
         expect(gaps).to_have_count(12)
@@ -353,6 +369,16 @@ def test_keys_stay_in_the_lab_and_focus_comes_back(server, browser, app):
         assert focused_label(page) == "after-save-b:3"
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("ArrowLeft")
+        assert focused_label(page) == "after-tool:3"
+        # Arriba y abajo van entre turnos (el mismo hueco), sin pasar del primero ni del último.
+        page.keyboard.press("ArrowUp")
+        assert focused_label(page) == "after-tool:2"
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowUp")
+        assert focused_label(page) == "after-tool:1"
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
         assert focused_label(page) == "after-tool:3"
         assert page.evaluate(f"() => ({FOCUS_RING})(document.activeElement)") >= 3  # foco visible, 3:1
         step(lab, lambda: page.keyboard.press("Enter"))
@@ -506,3 +532,305 @@ def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server,
     finally:
         page.close()
         server.shutdown_kernels()
+
+
+# —— Las teclas del notebook, el foco visible, la letra y el comando 1 (issue 36) ——
+
+
+def is_save(response):
+    return response.request.method == "PUT" and response.url.split("?")[0].endswith(".ipynb")
+
+
+def is_checkpoint(response):
+    return response.request.method == "POST" and response.url.split("?")[0].endswith("/checkpoints")
+
+
+def ctrl_s_saves(page):
+    """Ctrl+S con el foco donde esté: el servidor recibe el archivo (PUT) y después el punto de control
+    que crea «Save» (POST …/checkpoints), lo último que hace JupyterLab al guardar; un Ctrl+S que llega
+    mientras guarda el anterior no hace nada, así que se espera hasta ahí."""
+    with (
+        page.expect_response(is_save, timeout=STEP_MS) as put,
+        page.expect_response(is_checkpoint, timeout=STEP_MS) as cp,
+    ):
+        page.keyboard.press("Control+s")
+    return put.value.ok and cp.value.ok
+
+
+def lab_controls(lab):
+    """Cada control del laboratorio que puede tener el foco ahora (los apagados no): variantes, menú, el
+    hueco del dibujo que está en el orden del tabulador, los botones y los dos desplegables."""
+    return [
+        *lab.locator(".cl-radio input").all(),
+        lab.locator("select"),
+        lab.locator("svg [tabindex='0']"),
+        *[b for b in lab.locator(".cl-buttons button").all() if b.is_enabled()],
+        *lab.locator(".cl-fold summary").all(),
+    ]
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_ctrl_and_cmd_keys_reach_the_notebook_and_letters_stay_in_the_lab(server, browser, app):
+    from playwright.sync_api import expect
+
+    name, folder = lab_notebook(server, f"atajos_{app}")
+    with lab_page(server, browser, app, name) as (page, lab):
+        cells = page.locator(CELLS)
+        count = cells.count()
+        run = lab.get_by_role("button", name="Ejecutar", exact=True)
+        run.focus()
+        step(lab, lambda: page.keyboard.press("Enter"))
+        expect(run).to_be_focused()
+        # Con el foco en Ejecutar después de una corrida, Ctrl+S guarda el archivo del notebook.
+        before = (folder / "lab.ipynb").read_text(encoding="utf-8")
+        assert ctrl_s_saves(page)
+        assert (folder / "lab.ipynb").read_text(encoding="utf-8") != before  # ahora guarda la salida
+        # Desde cada control del laboratorio.
+        for control in lab_controls(lab):
+            control.focus()
+            assert ctrl_s_saves(page), control
+        # La paleta de comandos (Ctrl+Mayús+C) se abre desde un botón del laboratorio.
+        run.focus()
+        page.keyboard.press("Control+Shift+c")
+        palette = page.locator(".lm-CommandPalette:visible")
+        expect(palette).to_have_count(1, timeout=STEP_MS)
+        page.keyboard.press("Escape")
+        expect(palette).to_have_count(0, timeout=STEP_MS)
+        if app == "lab":  # Ctrl+B abre y cierra el panel lateral (Notebook 7 no tiene ese atajo)
+            browser_panel = page.locator("#filebrowser")
+            shown = browser_panel.is_visible()
+            run.focus()
+            page.keyboard.press("Control+b")
+            expect(browser_panel).to_be_visible(visible=not shown, timeout=STEP_MS)
+        # Las letras, Enter y Mayús+Enter quedan en el laboratorio: ninguna celda nueva, borrada,
+        # convertida a Markdown ni ejecutada otra vez.
+        # (En una variante, no en un botón: Mayús+Enter en un botón lo pulsa, como en cualquier página.)
+        lab.locator(".cl-radio input:checked").focus()
+        ticket = lab.get_attribute("data-ticket")
+        for key in ["a", "b", "x", "c", "v", "m", "y", "d", "d", "z", "Shift+Enter", "Alt+Enter"]:
+            page.keyboard.press(key)
+        lab.get_by_role("button", name="Reiniciar", exact=True).focus()
+        step(lab, lambda: page.keyboard.press("Enter"))  # Enter en Reiniciar: la barrera de las de antes
+        assert int(lab.get_attribute("data-ticket")) == int(ticket) + 1  # un solo paso, el de Enter
+        assert cells.count() == count
+        expect(page.locator(".jp-MarkdownCell")).to_have_count(0)
+        expect(lab).to_have_count(1)
+        assert processes(folder) == ["corrida"]  # la celda no se volvió a ejecutar
+
+
+# Cuántos píxeles cambian al menos 3:1 entre dos capturas del mismo recorte (con foco y sin él).
+FOCUS_CHANGE = """async ([before, after]) => {
+  const pixels = async (b64) => {
+    const image = await createImageBitmap(await (await fetch('data:image/png;base64,' + b64)).blob());
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    return context.getImageData(0, 0, image.width, image.height).data;
+  };
+  const lum = (d, i) => {
+    const c = [d[i], d[i + 1], d[i + 2]].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const [a, b] = [await pixels(before), await pixels(after)];
+  let changed = 0;
+  for (let i = 0; i < a.length; i += 4) {
+    const [hi, lo] = [lum(a, i), lum(b, i)].sort((x, y) => y - x);
+    if ((hi + 0.05) / (lo + 0.05) >= 3) changed++;
+  }
+  return changed;
+}"""
+MARGIN = 8  # el recorte: el control y lo que lo rodea (el borde de foco va por fuera)
+
+
+def focus_change(page, control):
+    """(píxeles que cambian al menos 3:1 al tomar el foco, área de un perímetro de 2 px del control):
+    la medida de WCAG 2.2 para un indicador de foco (2.4.13)."""
+    import base64
+
+    box = control.bounding_box()
+    clip = {
+        "x": box["x"] - MARGIN,
+        "y": box["y"] - MARGIN,
+        "width": box["width"] + 2 * MARGIN,
+        "height": box["height"] + 2 * MARGIN,
+    }
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    without = page.screenshot(clip=clip, animations="disabled")
+    control.focus()
+    assert control.evaluate("(n) => n.matches(':focus-visible')"), control
+    with_focus = page.screenshot(clip=clip, animations="disabled")
+    images = [base64.b64encode(png).decode("ascii") for png in (without, with_focus)]
+    return page.evaluate(FOCUS_CHANGE, images), 4 * (box["width"] + box["height"]) - 16
+
+
+@pytest.mark.parametrize("theme", ["claro", "oscuro"])
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_every_control_shows_its_focus_at_3_to_1(request, browser, app, theme):
+    from playwright.sync_api import expect
+
+    server = request.getfixturevalue("server" if theme == "claro" else "dark_server")
+    name, _ = lab_notebook(server, f"foco_{app}_{theme}")
+    with lab_page(server, browser, app, name) as (page, lab):
+        run = lab.get_by_role("button", name="Ejecutar", exact=True)
+        run.focus()
+        step(lab, lambda: page.keyboard.press("Enter"))  # después de una corrida: Reanudar encendido
+        expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_enabled()
+        light = "true" if theme == "claro" else "false"
+        expect(page.locator(f"body[data-jp-theme-light='{light}']")).to_have_count(1, timeout=STEP_MS)
+        page.wait_for_function(TRANSITIONS_DONE, timeout=STEP_MS)
+        page.mouse.move(0, 0)  # sin el puntero encima de ningún control
+        weak = {}
+        for control in lab_controls(lab):
+            changed, needed = focus_change(page, control)
+            if changed < needed:
+                weak[control.evaluate("(n) => n.getAttribute('aria-label') || n.textContent || n.value")] = (
+                    changed,
+                    needed,
+                )
+        assert weak == {}, f"foco que no se ve (píxeles que cambian 3:1, los que hacen falta): {weak}"
+        shot(page, f"foco_{app}_{theme}")
+
+
+# Las letras de una palabra partidas entre dos líneas: dos caracteres de palabra seguidos (letras,
+# cifras, «_») cuyo segundo cae debajo del primero. Cortar en un «.», un «/» o un espacio está bien.
+BROKEN_WORDS = r"""(panel) => {
+  const broken = [];
+  const walker = document.createTreeWalker(panel, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  const rect = (node, i) => { range.setStart(node, i); range.setEnd(node, i + 1); return range.getBoundingClientRect(); };
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent;
+    for (let i = 0; i + 1 < text.length; i++) {
+      if (!/\w/.test(text[i]) || !/\w/.test(text[i + 1])) continue;
+      const [a, b] = [rect(node, i), rect(node, i + 1)];
+      if (a.height && b.top >= a.bottom - 2) broken.push(text.slice(Math.max(0, i - 8), i + 9));
+    }
+  }
+  return broken;
+}"""
+# Los textos del laboratorio más chicos que ``size`` píxeles de pantalla (los del dibujo, por la escala
+# del SVG): [texto, tamaño].
+SMALL_TEXT = """([root, size]) => [...root.querySelectorAll('*')]
+  .filter((n) => [...n.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim()))
+  .filter((n) => !n.closest('title, style') && n.getClientRects().length)
+  .map((n) => [n.textContent.slice(0, 30), parseFloat(getComputedStyle(n).fontSize) * (n.ownerSVGElement ? n.ownerSVGElement.getScreenCTM().a : 1)])
+  .filter(([, px]) => px < size - 0.01)"""
+# Los textos del dibujo que se salen de su caja.
+OUT_OF_BOX = """(svg) => [...svg.querySelectorAll('g[data-state]')].flatMap((g) => {
+  const box = g.querySelector('rect.cl-box').getBBox();
+  return [...g.querySelectorAll('text')].filter((t) => {
+    const b = t.getBBox();
+    return b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2 || b.y < box.y || b.y + b.height > box.y + box.height;
+  }).map((t) => t.textContent);
+})"""
+
+
+@pytest.mark.parametrize(
+    ("app", "width", "height"), [("lab", 1280, 720), ("lab", 1400, 1000), ("notebook", 1280, 720)]
+)
+def test_file_names_and_log_words_never_break_and_letters_are_the_prose_size(
+    server, browser, app, width, height
+):
+    from playwright.sync_api import expect
+
+    name, _ = lab_notebook(server, f"palabras_{app}_{width}")
+    with lab_page(server, browser, app, name, width, height) as (page, lab):
+        if app == "lab":  # con el explorador de archivos abierto
+            if not page.locator("#filebrowser").is_visible():
+                page.locator("[data-id='filebrowser']").click()
+            expect(page.locator("#filebrowser")).to_be_visible()
+        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+        step(lab, lambda: lab.get_by_role("button", name="Cortar checkpoint.json", exact=True).click())
+        step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
+        expect(lab.locator(".cl-err")).not_to_have_count(0)  # un log con líneas de error largas
+        names = lab.locator(".cl-diskpanel td:first-child code")
+        expect(names).not_to_have_count(0)
+        assert lab.locator(".cl-diskpanel").evaluate(BROKEN_WORDS) == []
+        assert lab.locator(".cl-logpanel").evaluate(BROKEN_WORDS) == []
+        assert all(len(n.evaluate("(c) => [...c.getClientRects()]")) == 1 for n in names.all())  # una línea
+        assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
+        prose = page.evaluate(
+            "() => parseFloat(getComputedStyle(document.body).getPropertyValue('--jp-content-font-size1'))"
+        )
+        assert prose == 14
+        assert page.evaluate(SMALL_TEXT, [lab.element_handle(), prose]) == []  # ni una más chica que la prosa
+        assert lab.locator(".cl-picture svg").evaluate(OUT_OF_BOX) == []
+        shot(page, f"palabras_{app}_{width}x{height}")
+
+
+@pytest.fixture
+def course_copy(tmp_path):
+    """Lo que el comando 1 necesita ver de una copia del repositorio: la lección, el README y docs/."""
+    import shutil
+
+    copy = tmp_path / "curso"
+    shutil.copytree(
+        os.path.join(REPO_ROOT, "notebooks"), copy / "notebooks", ignore=shutil.ignore_patterns("_trabajo")
+    )
+    shutil.copytree(os.path.join(REPO_ROOT, "docs"), copy / "docs")
+    shutil.copy(os.path.join(REPO_ROOT, "README.md"), copy / "README.md")
+    return copy
+
+
+def test_command_1_opens_the_lesson_with_the_repository_as_root(course_copy, tmp_path, browser):
+    """El paso de JupyterLab del comando 1 del README, tal cual (en CI, como root): la raíz es el
+    repositorio y la página que abre tiene la lección abierta; el README y docs/ se ven en el explorador.
+    La instalación desde PyPI en una máquina nueva la prueba test_portability."""
+    import signal
+    import subprocess
+
+    from playwright.sync_api import expect
+    from test_portability import readme_commands, wait_for_server
+
+    open_lesson = readme_commands("bash")[0].rsplit(" && ", 1)[1]
+    opened = tmp_path / "abierta.txt"
+    # El «navegador» anota la dirección que JupyterLab le pide abrir (la de la lección).
+    fake_browser = tmp_path / "navegador.sh"
+    fake_browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    fake_browser.chmod(0o755)
+    private = {name: tmp_path / name for name in ("config", "data", "runtime", "workspaces")}
+    env = {
+        **os.environ,
+        "BROWSER": str(fake_browser),
+        "JUPYTER_CONFIG_DIR": str(private["config"]),
+        "JUPYTER_DATA_DIR": str(private["data"]),
+        "JUPYTER_RUNTIME_DIR": str(private["runtime"]),
+        "JUPYTERLAB_WORKSPACES_DIR": str(private["workspaces"]),
+    }
+    log = tmp_path / "jupyter.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            ["bash", "-c", open_lesson],
+            cwd=course_copy,
+            env=env,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+        )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        root, _base, _token = wait_for_server(server, log, limit_s=120)
+        assert os.path.samefile(root, course_copy)  # la raíz de JupyterLab es el repositorio
+        deadline = time.monotonic() + STEP_MS / 1000
+        while not opened.exists():  # JupyterLab llama al navegador justo después de esa línea
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text("utf-8")[-2000:]
+            time.sleep(0.2)
+        url = opened.read_text().split()[0]
+        page.goto(url, timeout=STEP_MS)
+        tab = page.locator(".lm-TabBar-tab.lm-mod-current", has_text="leccion_6_puntos_de_control.ipynb")
+        expect(tab).to_be_visible(timeout=STEP_MS * 2)
+        expect(page.locator(".jp-Notebook .jp-Cell").first).to_be_visible(timeout=STEP_MS)
+        # En el explorador de archivos, la raíz (la casita de la ruta) es la carpeta del repositorio.
+        if not page.locator("#filebrowser").is_visible():
+            page.locator("[data-id='filebrowser']").click()
+        page.locator("#filebrowser .jp-BreadCrumbs-home").click()
+        listing = page.locator("#filebrowser .jp-DirListing-itemName")
+        for entry in ("README.md", "docs", "notebooks"):
+            expect(listing.filter(has_text=re.compile(rf"^{re.escape(entry)}$"))).to_have_count(
+                1, timeout=STEP_MS
+            )
+    finally:
+        page.close()
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)

@@ -6,6 +6,7 @@ dice qué queda en disco, y eso dice qué rama toma reconcile y cuántas veces c
 
 import ast
 import html
+import json
 import os
 import pathlib
 import re
@@ -21,6 +22,7 @@ from harness.crash_lab import PLAIN_FALLBACK, CrashLab, variants
 from harness.crash_lab.variants import BRANCHES
 from harness.crash_lab.view import PREVIEW_LINE
 from harness.crash_lab.words import crash_labels
+from harness.export import export_agent
 from harness.tools import READ_ONLY
 from maintainer.paths import REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
@@ -237,11 +239,40 @@ def test_uses_the_notebook_agent_when_there_is_one(tmp_path, monkeypatch):
     os.mkdir("_trabajo")
     shutil.copy(REFERENCE_AGENT, os.path.join("_trabajo", "agent.py"))
     lab = CrashLab(workdir=os.path.join("_trabajo", "laboratorio"))
-    assert "agente armado en el notebook (_trabajo/agent.py)" in lab.widget.view["header"]
+    assert lab.widget.view["header"].startswith("Corre el agente de la lección (_trabajo/agent.py) en un")
     lab.choose(label="after-effect-write:3")
     lab.run()
     assert lab.resume().branch == "hit"
-    assert lab.summary().startswith("Agente: agente armado en el notebook")
+    assert lab.summary().startswith("Agente: agente de la lección (_trabajo/agent.py)\n")
+
+
+def test_the_workbook_lab_names_the_students_own_agent(tmp_path, monkeypatch):
+    """El taller arma _trabajo/taller/agent.py con su encabezado: el laboratorio dice que es el tuyo."""
+    monkeypatch.chdir(tmp_path)
+    notebook = tmp_path / "taller_tu_agente.ipynb"
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    cells = [("c1", "import sys\n\ndef main():\n    return 0")]
+    agent = export_agent(
+        notebook, tmp_path / "_trabajo" / "taller" / "agent.py", "tu taller (taller_tu_agente.ipynb)", cells
+    )
+    lab = CrashLab(workdir="laboratorio", agent=agent)
+    expected = "tu agente (_trabajo/taller/agent.py, armado en tu taller (taller_tu_agente.ipynb))"
+    assert lab.widget.view["header"].startswith(f"Corre {expected} en un proceso aparte")
+    assert lab.summary().startswith(f"Agente: {expected}\n")
+
+
+def test_an_agent_from_elsewhere_is_named_by_its_file_without_absolute_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nb").mkdir()
+    monkeypatch.chdir(tmp_path / "nb")
+    lab = CrashLab(workdir="laboratorio", agent=REFERENCE_AGENT)  # fuera de la carpeta del notebook
+    assert lab.widget.view["header"].startswith("Corre el agente de la lección (solutions/agent.py) en")
+    other = tmp_path / "otro" / "contador.py"
+    other.parent.mkdir()
+    other.write_text("print('hola')\n")
+    assert (
+        CrashLab(workdir="laboratorio", agent=other).summary().startswith("Agente: agente otro/contador.py\n")
+    )
 
 
 def test_without_an_agent_it_says_what_to_run(tmp_path, monkeypatch):

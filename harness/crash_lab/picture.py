@@ -14,8 +14,8 @@ from harness.crash_lab.timeline import RESUME, RUN, SAVE_B, STEP_KINDS, TOOL, TU
 from harness.crash_lab.variants import describe_label, exists_in, get
 from harness.crash_lab.words import split_label
 
-_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 164, 50, 28, 100, 62, 8
-FONT = 13  # el tamaño de letra de la interfaz de JupyterLab (--jp-ui-font-size1): nunca menos
+_BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 184, 56, 28, 112, 68, 8
+FONT = 14  # el tamaño de la prosa del notebook (--jp-content-font-size1): nunca menos
 WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
 
 # (clase, símbolo y palabra) de cada estado de una caja.
@@ -84,9 +84,9 @@ def _box(x, y, state, title, detail):
     cx = x + _BOX_W / 2
     return (
         f"<g class='{cls}' data-state='{state}'><rect class='cl-box' x='{x}' y='{y}' width='{_BOX_W}' "
-        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='{y + 15}' text-anchor='middle' font-size='{FONT}' "
-        f"font-weight='bold'>{title}</text><text x='{cx}' y='{y + 30}' text-anchor='middle' "
-        f"font-size='{FONT}'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='{y + 45}' "
+        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='{y + 17}' text-anchor='middle' font-size='{FONT}' "
+        f"font-weight='bold'>{title}</text><text x='{cx}' y='{y + 34}' text-anchor='middle' "
+        f"font-size='{FONT}'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='{y + 51}' "
         f"text-anchor='middle' font-size='{FONT}'>{status}</text></g>"
     )
 
@@ -135,9 +135,9 @@ def turn_svg(timeline, chosen, chosen_variant):
     for turn in turns:
         y = _TOP + (turn.number - 1) * _ROW_H
         parts.append(
-            f"<text x='2' y='{y + 20}' font-size='{FONT}' font-weight='bold'>turno {turn.number}</text>"
+            f"<text x='2' y='{y + 22}' font-size='{FONT}' font-weight='bold'>turno {turn.number}</text>"
         )
-        parts.append(f"<text x='2' y='{y + 37}' font-size='{FONT}'>{html.escape(turn.tool)}</text>")
+        parts.append(f"<text x='2' y='{y + 41}' font-size='{FONT}'>{html.escape(turn.tool)}</text>")
         for step in range(len(STEP_KINDS)):
             x = _LEFT + step * (_BOX_W + _GAP)
             state = _box_state(turn if timeline.ran else None, step, timeline)

@@ -14,6 +14,16 @@ from harness.crash_lab.variants import describe_label, get
 from harness.crash_lab.words import ACTIONS, plural, times
 
 HISTORY_SHOWN = 8
+# La ayuda del laboratorio: cómo se usa con el teclado y adónde va el foco (static/crash_lab.js lo hace así).
+KEYBOARD_HELP = (
+    "Tab y Mayús+Tab recorren los controles. En el dibujo, las flechas izquierda y derecha van de hueco "
+    "en hueco (y pasan al turno siguiente), arriba y abajo van al mismo hueco del turno anterior o "
+    "siguiente, Inicio y Fin al primero y al último; Enter o espacio eligen esa caída. Después de cada "
+    "acción el foco queda en el control que la hizo; si ese control se apagó (Reanudar, cuando la "
+    "corrida llegó a [done]), pasa al siguiente control activo. Las teclas sin Ctrl ni Cmd son del "
+    "laboratorio (a, b, d d o Mayús+Enter no tocan las celdas); las combinaciones con Ctrl o Cmd, como "
+    "Ctrl+S para guardar o Ctrl+Mayús+C para la paleta de comandos, llegan al notebook."
+)
 PREVIEW_LINE = (
     "Vista guardada: el dibujo del último estado del laboratorio. Ejecuta esta celda para usarlo: "
     "elegir la caída, Ejecutar, Reanudar y Reiniciar."
@@ -172,7 +182,7 @@ def disk_html(step):
     copies, count = copies_text(step)
     return (
         f"<div class='cl-caption'>En disco (<code>{html.escape(step.workdir)}</code>)</div>"
-        f"{step.disk._repr_html_()}"
+        f"<div class='cl-scroll'>{step.disk._repr_html_()}</div>"
         f"<div>{copies}: <b>{count}</b></div>"
         f"{branch}{warn}"
     )

@@ -12,8 +12,9 @@ Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process
 doble clic lanza un solo proceso; además cada pedido lleva el número de la pantalla en que se hizo y el
 kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
 
-Las teclas pulsadas en la página quedan en ella (JupyterLab y Notebook 7 no las toman como atajos) y el
-foco vuelve al control que actuó. Al guardar el notebook, la página guarda también el estado del
+Las teclas sin Ctrl ni Cmd pulsadas en la página quedan en ella (JupyterLab y Notebook 7 no las toman
+como atajos); las combinaciones con Ctrl o Cmd (guardar, la paleta de comandos) llegan al notebook. El
+foco vuelve al control que actuó o, si se apagó, al siguiente activo (``view.KEYBOARD_HELP``). Al guardar el notebook, la página guarda también el estado del
 laboratorio: abierto otra vez con un kernel nuevo, se ve su último estado con los controles apagados y
 una línea que pide ejecutar la celda (la página saluda al dibujarse y solo un kernel vivo contesta);
 sin kernel, se ve la vista previa guardada (``view.preview_html``).
@@ -21,6 +22,7 @@ sin kernel, se ve la vista previa guardada (``view.preview_html``).
 
 import os
 import pathlib
+import re
 import subprocess
 
 import anywidget
@@ -36,6 +38,12 @@ from harness.runner import run_agent_process
 
 STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
+# La lección (también en harness.exercise_feedback.LESSON): importar ese módulo en el kernel rompe la
+# vuelta del widget al recargar la página con el kernel vivo («model not found»), así que no se importa.
+LESSON = "leccion_6_puntos_de_control.ipynb"
+# El encabezado que harness.export pone en cada agente armado, y el notebook que nombra el del taller.
+GENERATED = re.compile(r"# GENERADO desde (?P<source>.+?): no lo edites a mano\.")
+TALLER_SOURCE = "tu taller"
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
@@ -51,14 +59,45 @@ OUTSIDE_CHANGE = (
 
 
 def agent_name(path):
-    """Qué agente corre, sin rutas absolutas (la salida guardada de un notebook no las admite)."""
+    """Qué agente corre, dicho para quien estudia: tu agente (el del taller), el de la lección o el de
+    una variante; sin rutas absolutas (la salida guardada de un notebook no las admite)."""
     named = variants.agent_name_of(path)
     if named:
         return named
+    shown, source = shown_path(path), generated_from(path)
+    if source and source.startswith(TALLER_SOURCE):
+        return f"tu agente ({shown}, armado en {source})"
     real = os.path.realpath(path)
-    if os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT:
-        return f"agente armado en el notebook ({NOTEBOOK_AGENT})"
-    return f"agente {os.path.basename(path)}"
+    from_notebook = (
+        os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT
+    )
+    if (source and os.path.basename(source) == LESSON) or (not source and from_notebook):
+        return f"agente de la lección ({shown})"
+    return f"agente {shown}"
+
+
+def generated_from(path):
+    """De qué notebook se armó el agente, según su encabezado (harness.export), o None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = GENERATED.match(first)
+    return found["source"] if found else None
+
+
+def shown_path(path):
+    """La ruta del agente relativa a la carpeta del notebook; fuera de ella, su carpeta y su nombre."""
+    relative = os.path.relpath(os.path.abspath(path))
+    if not relative.startswith(os.pardir):
+        return relative.replace(os.sep, "/")
+    return "/".join(pathlib.Path(os.path.abspath(path)).parts[-2:])
+
+
+def with_article(name):
+    """«el agente de la lección (…)», pero «tu agente (…)»: la frase del encabezado del laboratorio."""
+    return name if name.startswith("tu ") else f"el {name}"
 
 
 class LabWidget(anywidget.AnyWidget):
@@ -268,10 +307,10 @@ class CrashLab:
         self.widget.view = {
             "ticket": self._screens,
             "header": (
-                f"Corre el {view.html.escape(agent_name(self._agent_path(self._run_variant)))} en un proceso "
-                "aparte · carpeta de "
-                f"trabajo <code>{view.html.escape(self.workdir)}</code>"
+                f"Corre {view.html.escape(with_article(agent_name(self._agent_path(self._run_variant))))} "
+                f"en un proceso aparte · carpeta de trabajo <code>{view.html.escape(self.workdir)}</code>"
             ),
+            "help": view.KEYBOARD_HELP,
             "variants": [(name, variants.get(name).label) for name in variants.names()],
             "variant": self.variant,
             "options": [

@@ -2,10 +2,12 @@
 // solo lo pone en su lugar y manda cada clic. En cuanto se pulsa un control, la página se bloquea hasta
 // que llega la pantalla nueva: un doble clic, o un clic mientras corre el agente, no manda nada más.
 //
-// Teclado: las teclas pulsadas dentro del laboratorio son suyas (JupyterLab y Notebook 7 no las ven
-// como atajos: «a», «b» o «d d» no tocan las celdas); el dibujo es una sola parada del tabulador y las
-// flechas mueven el foco entre huecos; cuando llega la pantalla nueva, el foco vuelve al control que
-// actuó (o al más cercano que siga activo).
+// Teclado: las teclas sin Ctrl ni Cmd pulsadas dentro del laboratorio son suyas (JupyterLab y Notebook 7
+// no las ven como atajos: «a», «b», «d d» o Mayús+Enter no tocan las celdas); las combinaciones con Ctrl
+// o Cmd (guardar, la paleta de comandos, el panel lateral, deshacer) siguen hasta el notebook. El dibujo
+// es una sola parada del tabulador y las flechas mueven el foco entre huecos (izquierda y derecha en un
+// turno, arriba y abajo entre turnos); cuando llega la pantalla nueva, el foco vuelve al control que
+// actuó o, si se apagó, al siguiente control activo (la regla que cuenta la ayuda del laboratorio).
 
 const BUTTONS = [
   ["run", "Ejecutar", "cl-primary"],
@@ -17,6 +19,29 @@ const OFFLINE =
   "Este es el último estado guardado del laboratorio: ejecuta esta celda para usarlo (si el kernel está " +
   "ocupado con otra celda, los controles se encienden cuando termine).";
 
+// Las teclas que son del notebook: las combinaciones con Ctrl o Cmd (Meta).
+const forNotebook = (event) => event.ctrlKey || event.metaKey;
+const SUPPRESS = "data-lm-suppress-shortcuts";
+const KEYS_READY = Symbol.for("crash-lab-keys");
+
+// Lumino (JupyterLab, Notebook 7) busca el atajo de una tecla subiendo desde el elemento con foco y se
+// detiene en el primero que lleva data-lm-suppress-shortcuts. Notebook 7 la atiende en la fase de
+// captura, antes que cualquier oyente del laboratorio: por eso un oyente en window (el primero de esa
+// fase) pone o quita el atributo en el control, tecla por tecla, antes de que Lumino la vea.
+function markKey(event) {
+  const node = event.target;
+  if (!(node instanceof Element) || !node.closest(".cl-root")) return;
+  if (forNotebook(event)) node.removeAttribute(SUPPRESS);
+  else node.setAttribute(SUPPRESS, "true");
+}
+
+function listenForKeys() {
+  if (window[KEYS_READY]) return; // uno por página, aunque haya varios laboratorios
+  window[KEYS_READY] = true;
+  window.addEventListener("keydown", markKey, true);
+  window.addEventListener("keyup", markKey, true);
+}
+
 function make(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
@@ -25,8 +50,7 @@ function make(tag, attrs = {}, text = "") {
 }
 
 function build(el, uid) {
-  // data-lm-suppress-shortcuts: Lumino (JupyterLab, Notebook 7) no busca atajos para teclas de aquí dentro.
-  const root = make("div", { class: "cl-root", "data-ticket": "", "data-lm-suppress-shortcuts": "true" });
+  const root = make("div", { class: "cl-root", "data-ticket": "" });
   root.append(make("h3", { class: "cl-title" }, "Laboratorio de caídas"));
   const offline = root.appendChild(make("p", { class: "cl-offline", role: "status" }));
   const header = root.appendChild(make("p", { class: "cl-header" }));
@@ -55,13 +79,16 @@ function build(el, uid) {
   const panels = root.appendChild(make("div", { class: "cl-panels" }));
   const log = panels.appendChild(make("section", { class: "cl-logpanel", "aria-label": "Log" }));
   const disk = panels.appendChild(make("section", { class: "cl-diskpanel", "aria-label": "En disco" }));
-  const details = root.appendChild(make("details", { class: "cl-historybox", open: "" }));
+  const details = root.appendChild(make("details", { class: "cl-historybox cl-fold", open: "" }));
   details.append(make("summary", {}, "Historia de pasos"));
   const history = details.appendChild(make("div", { class: "cl-historypanel" }));
+  const helpBox = root.appendChild(make("details", { class: "cl-helpbox cl-fold" }));
+  helpBox.append(make("summary", {}, "Ayuda: teclado y foco"));
+  const help = helpBox.appendChild(make("p", { class: "cl-help" }));
   el.append(root);
   return {
     root, offline, header, variants, select, picture, story, legend, buttons, runReason, resumeReason,
-    status, log, disk, history,
+    status, log, disk, history, help,
   };
 }
 
@@ -138,7 +165,13 @@ function render({ model, el }) {
     send({ action: "choose", label: label ?? view.label, variant: variant ?? view.variant }, from);
   }
 
-  // Qué control recibe el foco: el mismo si sigue activo; si no, Ejecutar, y si no, el menú.
+  // Los controles en el orden de la página (el del tabulador), también los apagados.
+  function inOrder() {
+    return [...ui.root.querySelectorAll("input, select, [data-label], button, summary")];
+  }
+
+  // Qué control recibe el foco (la regla que cuenta la ayuda): el que actuó si sigue activo; si se
+  // apagó, el siguiente control activo en el orden de la página (o el anterior, si era el último).
   function target(from) {
     if (!from) return null;
     const candidates = {
@@ -147,8 +180,13 @@ function render({ model, el }) {
       variant: () => ui.variants.querySelector(`input[value="${from.key}"]`),
       gap: () => ui.picture.querySelector(`[data-label="${from.key}"]`),
     };
-    const first = candidates[from.kind]();
-    return [first, ui.buttons.run, ui.select].find((node) => node && !node.disabled) || null;
+    const same = candidates[from.kind]();
+    if (!same) return ui.select; // un hueco que ya no existe (otra variante): el menú de la caída
+    if (!same.disabled) return same;
+    const order = inOrder();
+    const at = order.indexOf(same);
+    const live = (node) => !node.disabled;
+    return order.slice(at + 1).find(live) || order.slice(0, at).reverse().find(live) || null;
   }
 
   function restoreFocus() {
@@ -160,15 +198,6 @@ function render({ model, el }) {
     const lost = !now || now === document.body || !now.isConnected || now.disabled;
     const node = lost ? target(from) : null;
     if (node) node.focus({ preventScroll: true });
-  }
-
-  // Lumino busca atajos subiendo desde el elemento con foco y se detiene en el primero que lleva
-  // data-lm-suppress-shortcuts: el atributo va en cada control (un selector como «:focus» ya casa con
-  // el propio control), además de en la raíz.
-  function suppressShortcuts() {
-    for (const node of ui.root.querySelectorAll("button, select, input, summary, [tabindex]")) {
-      node.setAttribute("data-lm-suppress-shortcuts", "true");
-    }
   }
 
   function rovingGaps(chosen) {
@@ -208,7 +237,7 @@ function render({ model, el }) {
     ui.log.innerHTML = view.log;
     ui.disk.innerHTML = view.disk;
     ui.history.innerHTML = view.history;
-    suppressShortcuts();
+    ui.help.textContent = view.help || "";
     ui.root.dataset.ticket = String(view.ticket);
     if (!live) return; // sin kernel: el último estado, con los controles apagados
     locked = false;
@@ -241,29 +270,40 @@ function render({ model, el }) {
     const gap = event.target.closest("[data-label]");
     if (gap) choose(gap.dataset.label, null, { kind: "gap", key: gap.dataset.label });
   });
-  const MOVES = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  // Izquierda y derecha recorren los huecos en orden (al final de un turno pasan al siguiente); arriba
+  // y abajo van al mismo hueco del turno anterior o siguiente, sin dar la vuelta.
+  function neighbour(gap, key) {
+    const all = gaps();
+    const [kind, turn] = gap.dataset.label.split(":");
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[key];
+    if (step) return all[(all.indexOf(gap) + step + all.length) % all.length];
+    const rows = { ArrowDown: 1, ArrowUp: -1 }[key];
+    if (rows) return all.find((other) => other.dataset.label === `${kind}:${Number(turn) + rows}`) || null;
+    return { Home: all[0], End: all[all.length - 1] }[key] || null;
+  }
+
   ui.picture.addEventListener("keydown", (event) => {
     const gap = event.target.closest("[data-label]");
-    if (!gap) return;
+    if (!gap || forNotebook(event)) return;
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       choose(gap.dataset.label, null, { kind: "gap", key: gap.dataset.label });
       return;
     }
-    const all = gaps();
-    let next = null;
-    if (event.key in MOVES) next = all[(all.indexOf(gap) + MOVES[event.key] + all.length) % all.length];
-    if (event.key === "Home") next = all[0];
-    if (event.key === "End") next = all[all.length - 1];
+    if (!["ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+    event.preventDefault(); // las flechas no desplazan la página (tampoco en el primer o el último turno)
+    const next = neighbour(gap, event.key);
     if (next) {
-      event.preventDefault(); // las flechas no desplazan la página
-      for (const other of all) other.setAttribute("tabindex", other === next ? "0" : "-1");
+      for (const other of gaps()) other.setAttribute("tabindex", other === next ? "0" : "-1");
       next.focus();
     }
   });
-  // Ninguna tecla sale del laboratorio hacia el notebook (además del atributo de arriba, para quien
-  // escuche en la fase de burbuja).
-  ui.root.addEventListener("keydown", (event) => event.stopPropagation());
+  // Una tecla sin Ctrl ni Cmd no sale del laboratorio hacia el notebook: JupyterLab busca sus atajos en
+  // la fase de burbuja (además del atributo que pone markKey, que Notebook 7 mira en la de captura).
+  ui.root.addEventListener("keydown", (event) => {
+    if (!forNotebook(event)) event.stopPropagation();
+  });
+  listenForKeys();
 
   // Hasta que el kernel contesta, esta vista puede ser una restaurada de un notebook guardado (sin
   // nadie detrás): se muestra el último estado con los controles apagados y la línea que pide ejecutar
