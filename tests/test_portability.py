@@ -293,7 +293,10 @@ def test_the_readme_gives_two_commands_for_each_system_that_do_the_same():
         assert unix_steps[0] == "python3 -m venv .venv" and "py -m venv .venv" in windows_steps
         assert unix_steps[1] == ". .venv/bin/activate" and ".venv\\Scripts\\Activate.ps1" in windows_steps
         assert unix_steps[2:] == windows_steps[-2:]
-    assert bash[0].endswith("python -m jupyter lab notebooks/leccion_6_puntos_de_control.ipynb")
+    # La raíz de JupyterLab es el repositorio (README y docs a mano), con la lección abierta; como root también.
+    assert bash[0].endswith(
+        "python -m jupyter lab --allow-root --notebook-dir=. notebooks/leccion_6_puntos_de_control.ipynb"
+    )
     assert bash[1].endswith("python -m pytest")
 
 
@@ -317,9 +320,6 @@ def test_the_readme_commands_work_verbatim_with_the_system_python(copy_of_repo, 
         "JUPYTER_DATA_DIR": os.fspath(tmp_path / "data"),
         "JUPYTER_RUNTIME_DIR": os.fspath(tmp_path / "runtime"),
     }
-    if os.geteuid() == 0:  # CI corre como root; un estudiante no, y JupyterLab se niega a root sin esto
-        (tmp_path / "config").mkdir()
-        (tmp_path / "config" / "jupyter_server_config.json").write_text('{"ServerApp": {"allow_root": true}}')
     open_lesson, run_tests = readme_commands("bash")
     server_log = tmp_path / "jupyter.log"
     with open(server_log, "wb") as log:
@@ -329,9 +329,11 @@ def test_the_readme_commands_work_verbatim_with_the_system_python(copy_of_repo, 
     try:
         root, base, token = wait_for_server(server, server_log)
         status = json.loads(fetch(f"{base}/api/status?token={token}"))
-        # Sirve la carpeta de la lección, y la entrega como notebook (lo que ve quien la abre).
-        lesson = json.loads(fetch(f"{base}/api/contents/leccion_6_puntos_de_control.ipynb?token={token}"))
-        assert "started" in status and Path(root) == copy / "notebooks"
+        # Sirve el repositorio entero, y la lección como notebook (lo que ve quien la abre).
+        lesson = json.loads(
+            fetch(f"{base}/api/contents/notebooks/leccion_6_puntos_de_control.ipynb?token={token}")
+        )
+        assert "started" in status and Path(root) == copy
         assert lesson["type"] == "notebook" and lesson["content"]["cells"]
     finally:
         if server.poll() is None:
