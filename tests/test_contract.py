@@ -73,11 +73,20 @@ def module_name(path):
     return ".".join(path.relative_to(HARNESS.parent).with_suffix("").parts).removesuffix(".__init__")
 
 
+def _is_main_guard(node):
+    return isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)
+
+
 def imports(path, modules):
     """Cada módulo de ``harness`` que importa ``path``, también dentro de funciones. ``from paquete import
     submódulo`` cuenta como importar el submódulo, no el ``__init__`` del paquete."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # Lo que importa un «if __name__ == "__main__":» no corre al importar el módulo: no hace ciclo.
+    script = {id(n) for b in tree.body if _is_main_guard(b) for n in ast.walk(b)}
+    for node in ast.walk(tree):
+        if id(node) in script:
+            continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
