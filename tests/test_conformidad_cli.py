@@ -14,25 +14,10 @@ from seed_text import SEED, fill, template
 from harness import contract
 from harness.beyond import batch_agent
 from harness.conformidad.checks import CHECKS, PRODUCTION_PIECES, production, reading
+from harness.conformidad.checks.production import SECTIONS
 from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 
 CRASH_ROW = re.compile(r"^\s+(✓|✗)\s+caída en (after-[a-z-]+:\d+)", re.MULTILINE)
-# Los títulos de las secciones de «De la lección a producción» (fijados por quien lidera el curso).
-SECTIONS = (
-    "Un corte de luz entre la escritura y el rename",
-    "Un disco que falla y sigue fallando",
-    "Un registro que no se puede leer",
-    "Un punto de control con otra forma",
-    "Un enlace donde debería haber un archivo",
-    "Dos agentes en la misma carpeta",
-    "Texto antes del tool_use",
-    "Dos tool_use en un turno",
-    "El tope de turnos",
-    "Ctrl-C o SIGTERM mientras espera al modelo",
-    "Una tarea que ya terminó",
-    "Una herramienta que no existe",
-    "La clave de idempotencia",
-)
 
 
 def conformidad(*args, cwd=None):
@@ -98,7 +83,12 @@ def test_the_batch_agent_runs_the_crash_points_it_has(tmp_path):
 
 def test_an_agent_that_writes_nothing_fails_under_several_calls(tmp_path):
     idle = tmp_path / "agent.py"
-    idle.write_text('import sys\nprint("[done] listo")\nsys.exit(0)\n', encoding="utf-8")
+    # Se importa bien (main con su «if __name__»), termina con [done] y no escribe nada.
+    idle.write_text(
+        'import sys\n\n\ndef main():\n    print("[done] listo")\n    return 0\n\n\n'
+        'if __name__ == "__main__":\n    sys.exit(main())\n',
+        encoding="utf-8",
+    )
     done = conformidad(str(idle), "--varias-llamadas")
     assert done.returncode == 1, done.stdout
     assert re.search(r"✗\s+la corrida sin caída", done.stdout)

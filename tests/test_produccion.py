@@ -15,27 +15,12 @@ import nbformat
 import pytest
 from course_files import output_text
 
+from harness.conformidad.checks.production import SECTIONS
 from harness.export import EXPORT_MARKER, PRODUCTION_NOTEBOOK
 from maintainer.paths import NOTEBOOKS
 from maintainer.prepare import stored_notebooks
 
 NOTEBOOK = os.path.join(NOTEBOOKS, PRODUCTION_NOTEBOOK)
-# Los títulos, en su orden (fijados por quien coordina el curso).
-TITLES = (
-    "Un corte de luz entre la escritura y el rename",
-    "Un disco que falla y sigue fallando",
-    "Un registro que no se puede leer",
-    "Un punto de control con otra forma",
-    "Un enlace donde debería haber un archivo",
-    "Dos agentes en la misma carpeta",
-    "Texto antes del tool_use",
-    "Dos tool_use en un turno",
-    "El tope de turnos",
-    "Ctrl-C o SIGTERM mientras espera al modelo",
-    "Una tarea que ya terminó",
-    "Una herramienta que no existe",
-    "La clave de idempotencia",
-)
 MIN_SECTIONS = 8
 
 
@@ -67,12 +52,12 @@ def complete(sections):
 
 
 def test_the_defence_sections_use_the_fixed_titles_in_their_order(sections):
-    defences = [title for title in sections if title in TITLES]
-    others = [title for title in sections if title not in TITLES]
+    defences = [title for title in sections if title in SECTIONS]
+    others = [title for title in sections if title not in SECTIONS]
     assert others == ["Preparación", "Lo que queda"], f"secciones que no están en la lista: {others}"
-    assert defences == sorted(defences, key=TITLES.index)
+    assert defences == sorted(defences, key=SECTIONS.index)
     assert len(complete(sections)) >= MIN_SECTIONS, sorted(complete(sections))
-    assert set(complete(sections)) <= set(TITLES)
+    assert set(complete(sections)) <= set(SECTIONS)
 
 
 def test_every_defence_section_fails_then_exports_then_holds(sections):

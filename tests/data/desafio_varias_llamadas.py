@@ -15,7 +15,11 @@ def run_agent(client, task, tools, scene=None):
             return f"Se alcanzó el máximo de {MAX_TURNS} turnos, deteniéndonos por nuestra cuenta"
         turns += 1
         content = [block.model_dump(exclude_none=True) for block in response.content]
-        pending = [{"id": b["id"], "name": b["name"], "input": b["input"]} for b in content if b["type"] == "tool_use"]
+        pending = [
+            {"id": b["id"], "name": b["name"], "input": b["input"]}
+            for b in content
+            if b["type"] == "tool_use"
+        ]
         save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))
         print(f"[turn {turns}][save A] pending={','.join(p['name'] for p in pending)}")
         crash_point("after-save-a")

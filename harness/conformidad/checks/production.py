@@ -3,5 +3,20 @@ fila lleva el título de su sección."""
 
 from . import assistant_turn, idempotency, lasting_faults, links, lock, sigkill_warning, signals, unknown_tool
 
+# Las secciones de «De la lección a producción», en su orden: cada fila de este nivel nombra una.
+SECTIONS = (
+    "Un corte de luz entre la escritura y el rename",
+    "Un disco que falla y sigue fallando",
+    "Un registro que no se puede leer",
+    "Un punto de control con otra forma",
+    "Un enlace donde debería haber un archivo",
+    "Dos agentes en la misma carpeta",
+    "Texto antes del tool_use",
+    "Dos tool_use en un turno",
+    "El tope de turnos",
+    "Ctrl-C o SIGTERM mientras espera al modelo",
+    "Una tarea que ya terminó",
+    "La clave de idempotencia",
+)
 MODULES = (signals, assistant_turn, unknown_tool, idempotency, lock, lasting_faults, links, sigkill_warning)
 CAPABILITIES = [(m.PIECE, f"{m.TITLE} · «{m.SECTION}»", m.ROWS, m.CHECKS) for m in MODULES]

@@ -13,7 +13,7 @@ from .common import checkpoint_of, checkpoint_path, crash_first, write
 from .diagnosis import ended
 
 PIECE, TITLE = "herramienta-desconocida", "una herramienta que no existe"
-SECTION = "Una herramienta que no existe"
+SECTION = "Dos tool_use en un turno"  # la sección de checked_turn, que también cuida esto
 CHECKS = (
     "pendingToolUse con name=borrar_todo: --resume termina con código 1 y una línea, y el punto de control queda como estaba",
 )
