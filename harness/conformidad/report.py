@@ -13,13 +13,14 @@ BY_TITLE = {capability.title: capability for capability in CAPABILITIES.values()
 
 
 def piece_text(title, rows):
-    """La sección de una pieza: su título, lo que comprueba, y una línea por fila."""
-    capability = BY_TITLE[title]
-    lines = [f"── {title} (nivel {capability.tier}) ──"]
+    """La sección de una pieza: su título, lo que comprueba, y una línea por fila. Una sección que no es
+    de una pieza (lo que el agente hizo fuera de su carpeta) va sin nivel ni lista."""
+    capability = BY_TITLE.get(title)
+    lines = [f"── {title} (nivel {capability.tier}) ──" if capability else f"── {title} ──"]
     if all(row.status == NOT_APPLICABLE for row in rows):
         lines += [f"{'':>10}  no aplica: {row.got}" for row in rows]
         return "\n".join(lines)
-    lines += [f"{'':>10}  comprueba: {check}" for check in capability.checks]
+    lines += [f"{'':>10}  comprueba: {check}" for check in (capability.checks if capability else ())]
     for row in rows:
         section = f"«{row.section}» · " if row.section else ""
         lines.append(
