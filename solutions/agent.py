@@ -19,7 +19,10 @@ defensa que no es la idea de la lección llega de ``harness`` en una línea que 
 
 from harness.early_signals import hold_signals
 
-hold_signals()  # desde la primera línea: una señal durante los imports espera a la sesión, con su línea
+# Como programa, desde la primera línea: una señal durante los imports espera a la sesión, con su
+# línea. Importado por otro agente (el de lotes), no: sus señales ya las atiende la sesión de ese agente.
+if __name__ == "__main__":
+    hold_signals()
 
 import json
 import os
