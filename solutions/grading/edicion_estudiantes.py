@@ -3,7 +3,7 @@
     python -m solutions.grading.edicion_estudiantes DESTINO
 
 Copia de este repositorio (lo que hay y git no ignora) los notebooks, el arnés (``harness/``), el
-agente de referencia que la lección corre en la terminal (``solutions/agent.py``), el README, la
+agente de la lección y el de referencia (``solutions/agent_leccion.py``, ``solutions/agent.py``), el README, la
 documentación del agente, ``pyproject.toml`` (y lo que instala como ``data-files``), ``environment.yml``
 y lo que las pruebas de los notebooks necesitan (``tests/nbval_sanitize.cfg``: el comando 2 del README
 compara cada notebook con nbval). Deja afuera ``solutions/grading/`` (fuentes de nbgrader con respuestas modelo,
@@ -32,6 +32,7 @@ INCLUDED = (
     "notebooks/",
     "harness/",
     "solutions/__init__.py",
+    "solutions/agent_leccion.py",
     "solutions/agent.py",
     "docs/agente.md",
     "tests/nbval_sanitize.cfg",
@@ -47,7 +48,10 @@ MARKERS = ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS")
 # Las secciones del README que son para otros y las filas de la tabla de carpetas que no van.
 DROPPED_SECTIONS = ("## Para instructores",)
 DROPPED_ROWS = ("| `solutions/`", "| `maintainer/`")
-STUDENT_ROW = "| `solutions/agent.py` | estudiantes | el agente de referencia, generado desde la lección, para correrlo en la terminal |"
+STUDENT_ROW = (
+    "| `solutions/` | estudiantes | `agent_leccion.py`, el agente de la lección, y `agent.py`, el de referencia "
+    "(generados desde los notebooks), para correrlos en la terminal |"
+)
 
 
 class EditionError(Exception):
