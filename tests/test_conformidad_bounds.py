@@ -52,7 +52,8 @@ def conformidad(*args, env=None, cwd=None):
         text=True,
         encoding="utf-8",
         timeout=600,  # red de seguridad: cada prueba termina mucho antes, por eventos
-        env={**os.environ, **(env or {})},
+        # Las cotas se prueban con las corridas una tras otra: cada corrida mira los restos de la anterior.
+        env={**os.environ, "CONFORMIDAD_TRABAJADORES": "1", **(env or {})},
         cwd=cwd,
     )
     lines = done.stderr.splitlines()

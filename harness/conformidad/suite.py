@@ -38,8 +38,13 @@ def _unwritten(row):
     return not_yet(row.scenario, row.expected, piece) if piece else row
 
 
+# Cuántas filas a la vez (por omisión, una por núcleo); con 1, las corridas van una tras otra.
+WORKERS_ENV = "CONFORMIDAD_TRABAJADORES"
+
+
 def workers():
-    return max(1, os.cpu_count() or 1)
+    asked = os.environ.get(WORKERS_ENV, "")
+    return int(asked) if asked.isdigit() and int(asked) > 0 else max(1, os.cpu_count() or 1)
 
 
 def run_suite(ctx, pieces=None, progress=None, production=False):
