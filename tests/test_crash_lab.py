@@ -24,7 +24,7 @@ from harness.crash_lab.view import PREVIEW_LINE
 from harness.crash_lab.words import crash_labels
 from harness.export import export_agent
 from harness.tools import READ_ONLY
-from maintainer.paths import REFERENCE_AGENT
+from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
 
 TOOL_OF_TURN = {1: "read_notes", 2: "count_words", 3: "write_report"}
@@ -239,11 +239,11 @@ def test_uses_the_notebook_agent_when_there_is_one(tmp_path, monkeypatch):
     os.mkdir("_trabajo")
     shutil.copy(REFERENCE_AGENT, os.path.join("_trabajo", "agent.py"))
     lab = CrashLab(workdir=os.path.join("_trabajo", "laboratorio"))
-    assert lab.widget.view["header"].startswith("Corre el agente de la lección (_trabajo/agent.py) en un")
+    assert lab.widget.view["header"].startswith("Corre el agente de referencia (_trabajo/agent.py) en un")
     lab.choose(label="after-effect-write:3")
     lab.run()
     assert lab.resume().branch == "hit"
-    assert lab.summary().startswith("Agente: agente de la lección (_trabajo/agent.py)\n")
+    assert lab.summary().startswith("Agente: agente de referencia (_trabajo/agent.py)\n")
 
 
 def test_the_workbook_lab_names_the_students_own_agent(tmp_path, monkeypatch):
@@ -266,7 +266,11 @@ def test_an_agent_from_elsewhere_is_named_by_its_file_without_absolute_paths(tmp
     (tmp_path / "nb").mkdir()
     monkeypatch.chdir(tmp_path / "nb")
     lab = CrashLab(workdir="laboratorio", agent=REFERENCE_AGENT)  # fuera de la carpeta del notebook
-    assert lab.widget.view["header"].startswith("Corre el agente de la lección (solutions/agent.py) en")
+    assert lab.widget.view["header"].startswith("Corre el agente de referencia (solutions/agent.py) en")
+    lesson = CrashLab(workdir="laboratorio", agent=LESSON_AGENT)  # solo las celdas de la lección
+    assert lesson.widget.view["header"].startswith(
+        "Corre el agente de la lección (solutions/agent_leccion.py) en"
+    )
     other = tmp_path / "otro" / "contador.py"
     other.parent.mkdir()
     other.write_text("print('hola')\n")

@@ -41,6 +41,7 @@ NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
 # La lección (también en harness.exercise_feedback.LESSON): importar ese módulo en el kernel rompe la
 # vuelta del widget al recargar la página con el kernel vivo («model not found»), así que no se importa.
 LESSON = "leccion_6_puntos_de_control.ipynb"
+PRODUCTION = "de_la_leccion_a_produccion.ipynb"  # con la lección, el agente de referencia
 # El encabezado que harness.export pone en cada agente armado, y el notebook que nombra el del taller.
 GENERATED = re.compile(r"# GENERADO desde (?P<source>.+?): no lo edites a mano\.")
 TALLER_SOURCE = "tu taller"
@@ -59,8 +60,8 @@ OUTSIDE_CHANGE = (
 
 
 def agent_name(path):
-    """Qué agente corre, dicho para quien estudia: tu agente (el del taller), el de la lección o el de
-    una variante; sin rutas absolutas (la salida guardada de un notebook no las admite)."""
+    """Qué agente corre, dicho para quien estudia: tu agente (el del taller), el de la lección, el de
+    referencia (la lección y «De la lección a producción») o el de una variante; sin rutas absolutas (la salida guardada de un notebook no las admite)."""
     named = variants.agent_name_of(path)
     if named:
         return named
@@ -71,7 +72,10 @@ def agent_name(path):
     from_notebook = (
         os.path.basename(os.path.dirname(real)) + os.sep + os.path.basename(real) == NOTEBOOK_AGENT
     )
-    if (source and os.path.basename(source) == LESSON) or (not source and from_notebook):
+    notebooks = {os.path.basename(part) for part in (source or "").split(" y ")}
+    if PRODUCTION in notebooks:
+        return f"agente de referencia ({shown})"
+    if LESSON in notebooks or (not source and from_notebook):
         return f"agente de la lección ({shown})"
     return f"agente {shown}"
 
