@@ -15,7 +15,6 @@ import pytest
 from seed_text import transcript
 from test_conformidad_cli import conformidad as _conformidad
 
-from harness.conformidad.processes import Context, driver_missing
 from harness.runner import agent_command
 from maintainer.paths import ROOT
 
@@ -61,11 +60,14 @@ def test_the_suite_runs_the_process_rows_on_the_node_agent(node):
     done = conformidad("--comando", "node tests/data/node_agent/agent.js")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     rows = ROW.findall(done.stdout)
-    crash_rows = [status for status, scenario in rows if scenario.startswith("caída en after-")]
-    assert crash_rows == ["✓"] * 12
+    # Cada una de las 12 etiquetas, juzgada por varias piezas (puntos, registro, reconcile, caídas).
+    crash_rows = [(status, scenario) for status, scenario in rows if scenario.startswith("caída en after-")]
+    assert {status for status, _ in crash_rows} == {"✓"} and len(crash_rows) >= 12
+    labels = {scenario.split()[2] for _, scenario in crash_rows}
+    assert len(labels) == 12, labels
     skipped = [scenario for status, scenario in rows if status == "no aplica"]
-    # Las piezas que llaman funciones del agente (save_checkpoint, load_checkpoint, fresh_scene).
-    assert len(skipped) == 3 and done.stdout.count(driver_missing(Context(None, {}, command=("node",)))) == 3
+    # Las piezas que llaman funciones del agente (save_checkpoint, load_checkpoint, fresh_scene), al menos.
+    assert len(skipped) >= 3 and "no aplica a un agente dado por --comando" in done.stdout
     assert "✗" not in done.stdout and "Traceback" not in done.stdout + done.stderr
 
 
@@ -84,7 +86,7 @@ def test_a_node_agent_whose_reconcile_does_nothing_fails_the_resume_rows(node, t
     done = conformidad("--comando", f"node {agent}", "--solo", "reconcile")
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     failed = [scenario for status, scenario in ROW.findall(done.stdout) if status == "✗"]
-    assert any(s.startswith("after-effect-write:3") for s in failed), done.stdout
+    assert any("after-effect-write:3" in s for s in failed), done.stdout
 
 
 def test_a_command_that_names_a_file_here_runs_it_from_the_work_folder(node):

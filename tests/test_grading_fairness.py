@@ -77,7 +77,7 @@ def test_the_local_check_accepts_nfd_and_says_why_it_rejects():
 # —— La corrección es de quien la entrega ——
 
 
-def test_the_lent_agent_has_only_its_ledger(tmp_path):
+def test_the_lent_agent_has_only_its_ledger(tmp_path, monkeypatch):
     path = tmp_path / "agent.py"
     with open(REFERENCE_AGENT, encoding="utf-8") as f:
         path.write_text(ledger_only(f.read()), encoding="utf-8")
@@ -85,7 +85,7 @@ def test_the_lent_agent_has_only_its_ledger(tmp_path):
     for name in ("run_tool_uses", "reconcile", "run_agent", "main", "resume_scene"):
         with pytest.raises(AttributeError, match="tiene que ser tu propio código"):
             getattr(lent, name)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # y vuelve al terminar: las pruebas que siguen no quedan en una carpeta borrada
     lent.save_effect("toolu_03", {"name": "write_report", "result": "ok", "at": lent.now_ms()})
     assert json.loads((tmp_path / "effects.json").read_text())["toolu_03"]["result"] == "ok"
 
