@@ -111,7 +111,7 @@ def test_each_reconcile_branch_prints_the_lessons_line(notebook):
 
 def test_the_solo_b_experiment_shows_the_report_written_twice(notebook):
     # Lección, «Resumen»: sin punto A la llamada colgante es invisible; DESIGN: write_report agrega.
-    resumed = "$ AGENT_VARIANT=solo-b python agent.py --resume"
+    resumed = "$ python agent_solo_b.py --resume"  # el mismo agente sin las líneas del punto A
     cell = next(c for c in code_cells(notebook) if resumed in output_text(c).splitlines())
     table = [line.split(" | ") for line in output_text(cell).splitlines() if " | " in line]
     header, report = table[0], next(row for row in table if row[0] == "report.txt")
