@@ -18,7 +18,7 @@ import unicodedata
 from harness.contract import BRANCH_WORDS, CHECKPOINT_FILE, EFFECTS_FILE
 from harness.disk_state import read_disk_state
 from harness.errors import HarnessError
-from harness.export import export_agent
+from harness.export import PRODUCTION_NOTEBOOK, export_agent
 from harness.kill_at_moment import run_and_kill
 from harness.runner import load_agent, run_agent_process
 from harness.tools import REPORT_PATH, REPORT_TITLE
@@ -230,7 +230,8 @@ def lesson_agent():
                     f"No encuentro {LESSON} en esta carpeta: abre el ejercicio desde notebooks/, junto a la "
                     "lección (o indica un agent.py en LESSON_AGENT)."
                 )
-            path = str(export_agent(LESSON, os.path.join(WORKDIR, "agent.py")))
+            # El de referencia (la lección y «De la lección a producción»): el que corre la calificación.
+            path = str(export_agent([LESSON, PRODUCTION_NOTEBOOK], os.path.join(WORKDIR, "agent.py")))
         _agent["path"], _agent["module"] = os.path.abspath(path), load_agent(path, "leccion")
     return _agent["module"]
 
