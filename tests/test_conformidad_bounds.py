@@ -43,7 +43,14 @@ def conformidad(*args, env=None, cwd=None):
         "from harness.conformidad.__main__ import main\n"
         "try:\n    code = main(sys.argv[1:])\n"
         "finally:\n"
-        "    print(f'RSS_MIB={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}', file=sys.stderr)\n"
+        # VmHWM es el pico de este proceso desde su exec; ru_maxrss arrastra el del padre que hizo fork
+        # (pytest, que después de cientos de pruebas ocupa cientos de MiB).
+        "    try:\n"
+        "        hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1]\n"
+        "        kib = int(hwm)\n"
+        "    except OSError:\n"
+        "        kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "    print(f'RSS_MIB={kib / 1024:.0f}', file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
     done = subprocess.run(
