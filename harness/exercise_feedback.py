@@ -230,8 +230,10 @@ def lesson_agent():
                     f"No encuentro {LESSON} en esta carpeta: abre el ejercicio desde notebooks/, junto a la "
                     "lección (o indica un agent.py en LESSON_AGENT)."
                 )
-            # El de referencia (la lección y «De la lección a producción»): el que corre la calificación.
-            path = str(export_agent([LESSON, PRODUCTION_NOTEBOOK], os.path.join(WORKDIR, "agent.py")))
+            # El de referencia (la lección y «De la lección a producción», el que corre la calificación)
+            # si el notebook de producción está al lado; si no, el de la lección.
+            notebooks = [LESSON, *[p for p in (PRODUCTION_NOTEBOOK,) if os.path.exists(p)]]
+            path = str(export_agent(notebooks, os.path.join(WORKDIR, "agent.py")))
         _agent["path"], _agent["module"] = os.path.abspath(path), load_agent(path, "leccion")
     return _agent["module"]
 
