@@ -85,7 +85,7 @@ def test_the_lent_agent_has_only_its_ledger(tmp_path, monkeypatch):
     for name in ("run_tool_uses", "reconcile", "run_agent", "main", "resume_scene"):
         with pytest.raises(AttributeError, match="tiene que ser tu propio código"):
             getattr(lent, name)
-    monkeypatch.chdir(tmp_path)  # y vuelve al terminar: las pruebas que siguen no quedan en una carpeta borrada
+    monkeypatch.chdir(tmp_path)  # y vuelve al terminar: nada queda en una carpeta borrada
     lent.save_effect("toolu_03", {"name": "write_report", "result": "ok", "at": lent.now_ms()})
     assert json.loads((tmp_path / "effects.json").read_text())["toolu_03"]["result"] == "ok"
 
