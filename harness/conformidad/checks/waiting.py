@@ -5,7 +5,6 @@ le mande una señal. Se sabe que llegó ahí por un evento: imprimió su punto B
 Solo Linux (una FIFO con tope, ``/proc``)."""
 
 import contextlib
-import fcntl
 import json
 import os
 import select
@@ -13,6 +12,11 @@ import tempfile
 import threading
 import time
 from typing import NamedTuple
+
+try:
+    import fcntl
+except ImportError:  # Windows: sin FIFO con tope; ``unavailable`` dice por qué no aplica
+    fcntl = None
 
 from harness.contract import parse_log
 from harness.escenario import TASK
@@ -26,7 +30,7 @@ FIRST_REQUEST = (json.dumps([{"role": "user", "content": TASK}], ensure_ascii=Fa
 
 def unavailable():
     """'' si se puede dejar al agente esperando aquí, o por qué no."""
-    if not hasattr(fcntl, "F_SETPIPE_SZ") or not os.path.isdir("/proc/self/fd"):
+    if fcntl is None or not hasattr(fcntl, "F_SETPIPE_SZ") or not os.path.isdir("/proc/self/fd"):
         return "hace falta Linux (una FIFO con tope y /proc) para dejar al agente esperando al modelo"
     return ""
 
