@@ -140,7 +140,13 @@ El agente de la lección es el de la lección: le faltan las defensas que un age
 
 **Antes de ejecutar:** ¿cuál de estas fallas crees que le pasaría primero a tu agente en tu propia máquina?""",
     ),
-    ("code", "t-23", "taller.produccion()"),
+    (
+        "code",
+        "t-23",
+        """# NBVAL_IGNORE_OUTPUT
+# (qué filas aplican depende del sistema: sin una FIFO con tope, como en Windows, las de la espera no)
+taller.produccion()""",
+    ),
     (
         "md",
         "t-24",

@@ -101,7 +101,7 @@ def test_the_workbook_filled_with_the_lesson_passes_every_check_and_the_suite(tm
         text = outputs_text(cell)
         assert "✓" in text and "✗" not in text and "todavía no" not in text, (cell.id, text[-2000:])
     # El adelanto de producción: el agente de la lección no tiene sus defensas, y cada fila nombra su sección.
-    preview = outputs_text(next(c for c in notebook.cells if c.source == "taller.produccion()"))
+    preview = outputs_text(next(c for c in notebook.cells if c.source.endswith("taller.produccion()")))
     assert "✗" in preview and "De la lección a producción" in preview and "Traceback" not in preview
     # El desafío en blanco es opcional: lo dice, sin una tabla de fallas.
     blank = outputs_text(next(c for c in notebook.cells if c.source == "taller.desafio()"))
