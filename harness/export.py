@@ -6,7 +6,7 @@ Con varios (la lección y «De la lección a producción»), las celdas se junta
 tras otra, con una regla: **una celda que vuelve a definir un nombre reemplaza la definición anterior en
 su lugar** (la primera que reemplaza fija dónde va la celda entera; una celda que no reemplaza nada va
 al final). Así el archivo generado es lo que queda de ejecutar todas las celdas, sin las versiones que
-una defensa dejó atrás: es ``solutions/agent.py``.
+una defensa dejó atrás: es el agente de referencia.
 
 Cada bloque va tras una línea ``# %% <notebook> · celda <id>`` (una traza lleva a su celda), debajo de
 un encabezado que dice de dónde viene, y al final va el ``sys.exit(main())``. Se lee el ``.ipynb``
