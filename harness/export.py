@@ -1,7 +1,7 @@
 """Armar un agente desde las celdas ``#| export`` de uno o más notebooks (al estilo de nbdev).
 
 Una celda de código cuya primera línea es ``#| export`` pertenece al agente. Con un solo notebook (la
-lección), ``export_agent`` junta esas celdas en el orden del notebook: es ``solutions/agent_leccion.py``.
+lección), ``export_agent`` junta esas celdas en el orden del notebook: es el agente de la lección.
 Con varios (la lección y «De la lección a producción»), las celdas se juntan como si se ejecutaran una
 tras otra, con una regla: **una celda que vuelve a definir un nombre reemplaza la definición anterior en
 su lugar** (la primera que reemplaza fija dónde va la celda entera; una celda que no reemplaza nada va
