@@ -4,6 +4,7 @@ esperados tomados de la lección."""
 
 import json
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,27 @@ def test_the_reference_agent_passes_the_lesson_tier_and_says_what_it_checked():
     assert done.stdout.splitlines()[-1].endswith("✓") and "✗" not in done.stdout
     assert done.stdout.count("comprueba: ") >= len(CHECKS)
     assert "(nivel producción)" not in done.stdout  # el nivel de producción, solo con --produccion
+
+
+def test_signals_ignored_where_the_suite_starts_still_reach_the_agent():
+    """Bajo ``nohup`` la suite hereda SIGHUP ignorado, y sus filas corren a la vez: el agente que una
+    fila deja esperando al modelo recibe su señal, y la limpieza de huérfanos de otra fila no lo mata
+    ni le roba su código de salida (así fallaba, solo en la corrida entera de CI)."""
+
+    def ignore_hangup_and_interrupt():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.conformidad", REFERENCE_AGENT, "--produccion", "--solo", "senales"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        preexec_fn=ignore_hangup_and_interrupt,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert done.stdout.count("✓  «Ctrl-C o SIGTERM mientras espera al modelo»") == 3
 
 
 def test_a_reconcile_that_does_nothing_fails_and_names_the_crash_points(tmp_path):

@@ -208,10 +208,6 @@ def test_a_hint_is_never_cut_mid_word(tmp_path):
         assert not re.search(r"\w…$", line) and not re.search(r"«\w+$", line), line
 
 
-# Pendiente: en la corrida entera de CI (no sola, ni en tests/conformance/test_conformidad.py, que corre las
-# mismas filas sobre el mismo agente en el proceso de pytest) una fila falla por la línea de comandos;
-# queda anotado en el issue 32 hasta encontrar qué deja la sesión de pytest que la cambia.
-@pytest.mark.xfail(strict=False, reason="falla solo dentro de la corrida entera de CI (issue 32)")
 def test_the_reference_agent_passes_the_pieces_the_mutants_use():
     pieces = sorted({m.piece for m in MUTANTS})
     done = conformidad(REFERENCE_AGENT, *[a for p in pieces for a in ("--solo", p)])

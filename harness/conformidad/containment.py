@@ -21,6 +21,7 @@ que ignora SIGINT y SIGTERM sin manejador (las filas de señales medirían otra 
 intermedio costaría un proceso más por corrida y escondería la señal que mató al agente.
 """
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -310,6 +311,24 @@ def _reap_children(exclude):
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
+
+
+@contextlib.contextmanager
+def started(launch):
+    """``launch()`` arranca un hijo que la suite vigila por su cuenta (un agente detenido a propósito);
+    mientras dura el bloque, ``kill_adopted`` no lo toma por un huérfano adoptado: ni lo mata ni le
+    roba su código de salida."""
+    with _started_lock:
+        proc = launch()
+        _started.add(proc.pid)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        with _started_lock:
+            _started.discard(proc.pid)
 
 
 def own_children():

@@ -22,6 +22,7 @@ from harness.contract import parse_log
 from harness.escenario import TASK
 from harness.runner import AgentRun, start_agent_process
 
+from ..containment import started
 from ..rows import judged
 
 SAFETY = 60  # una red de seguridad, no una medida: el agente llega ahí en décimas de segundo
@@ -99,24 +100,21 @@ def waiting_for_model(ctx, workdir, prefix=(), env=None):
         fifo = os.path.join(folder, "pedidos.fifo")
         os.mkfifo(fifo)
         fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
-        proc = None
         try:
             size = fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
             os.write(fd, b"x" * (size - len(FIRST_REQUEST)))  # cabe el primer pedido, el segundo no
             log = {**ctx.env, **(env or {}), "SCRIPTED_MODEL_LOG": fifo}
-            proc = start_agent_process(workdir, agent=ctx.agent, env=log, prefix=prefix)
-            out, err = [], []
-            readers = [
-                threading.Thread(target=_drain, args=(s, b), daemon=True)
-                for s, b in ((proc.stdout, out), (proc.stderr, err))
-            ]
-            for reader in readers:
-                reader.start()
-            yield Waiting(proc, _wait_held(proc, fifo, out), out, err, fd)
+            launch = lambda: start_agent_process(workdir, agent=ctx.agent, env=log, prefix=prefix)  # noqa: E731
+            with started(launch) as proc:
+                out, err = [], []
+                readers = [
+                    threading.Thread(target=_drain, args=(s, b), daemon=True)
+                    for s, b in ((proc.stdout, out), (proc.stderr, err))
+                ]
+                for reader in readers:
+                    reader.start()
+                yield Waiting(proc, _wait_held(proc, fifo, out), out, err, fd)
         finally:
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait()
             os.close(fd)
 
 
