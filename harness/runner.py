@@ -105,18 +105,5 @@ def default_signals():
     """En el hijo, antes del exec: Ctrl-C, SIGTERM y SIGHUP con su efecto de siempre. Un proceso lanzado
     en segundo plano por una shell hereda SIGINT ignorado, y un agente que lo hereda no se detendría
     con la señal que se le manda a propósito."""
-    for name in _RESET:
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_DFL)
-
-
-_RESET = ("SIGINT", "SIGTERM", "SIGHUP")
-
-
-def signals_preexec():
-    """``default_signals`` si este proceso heredó ignorada alguna de esas señales (``nohup`` ignora
-    SIGHUP, una shell en segundo plano SIGINT), y None si no: sin ``preexec_fn``, ``Popen`` arranca por
-    el camino rápido, sin copiar un proceso grande."""
-    if os.name != "posix":
-        return None
-    ignored = any(signal.getsignal(getattr(signal, name)) is signal.SIG_IGN for name in _RESET)
-    return default_signals if ignored else None
