@@ -9,7 +9,7 @@ exige que coincidan con este contrato. Este módulo no importa nada del paquete:
 """
 
 import re
-from typing import Literal, NamedTuple, TypedDict
+from collections import namedtuple
 
 # —— Archivos ——
 
@@ -28,45 +28,11 @@ VERSION = 1
 BATCH_VERSION = 2
 
 
-class ToolCall(TypedDict):
-    """La llamada colgante: el bloque tool_use tal como lo pidió el modelo."""
-
-    id: str
-    name: str
-    input: dict
+# Las claves de ``checkpoint.json`` (version 1), las de la lección, en su orden; sus tipos, en
+# harness.formats (sin typing aquí: cada proceso del agente importa este módulo).
+CHECKPOINT_KEYS = ("version", "task", "turns", "tokensUsed", "messages", "pendingToolUse")
 
 
-class Checkpoint(TypedDict):
-    """``checkpoint.json`` (version 1): las claves de la lección, en su orden."""
-
-    version: Literal[1]
-    task: str
-    turns: int
-    tokensUsed: int  # noqa: N815 (la clave de la lección)
-    messages: list
-    pendingToolUse: ToolCall | None  # noqa: N815
-
-
-class BatchCheckpoint(TypedDict):
-    """``checkpoint.json`` del agente de lotes (version 2): una lista de llamadas colgantes."""
-
-    version: Literal[2]
-    task: str
-    turns: int
-    tokensUsed: int  # noqa: N815
-    messages: list
-    pendingToolUse: list[ToolCall]  # noqa: N815
-
-
-class LedgerEntry(TypedDict):
-    """Una anotación de ``effects.json``, bajo su tool_use_id: ``at`` en ms desde la época."""
-
-    name: str
-    result: str
-    at: int
-
-
-CHECKPOINT_KEYS = tuple(Checkpoint.__annotations__)
 # Claves opcionales del punto de control: el turno del asistente completo (un modelo real suele
 # escribir un texto antes del tool_use) y la marca de una tarea terminada.
 PENDING_CONTENT = "pendingAssistantContent"
@@ -177,21 +143,29 @@ def turn_limit_text(max_turns):
 # —— Las líneas del log: leer ——
 
 
-class LogLine(NamedTuple):
-    """Una línea del contrato, leída. ``kind``: save, resume, reconcile, kill o done; los demás
-    campos valen None cuando esa clase de línea no los tiene."""
+_LOG_FIELDS = (
+    "kind",
+    "turn",
+    "point",
+    "pending",
+    "refilled",
+    "tool_use_id",
+    "name",
+    "branch",
+    "reason",
+    "text",
+    "label",
+)
 
-    kind: str
-    turn: int | None = None
-    point: str | None = None  # "A" o "B"
-    pending: tuple | None = None  # nombres de las llamadas colgantes; () si null
-    refilled: bool = False
-    tool_use_id: str | None = None
-    name: str | None = None
-    branch: str | None = None
-    reason: str | None = None
-    text: str | None = None  # lo que sigue a [kill] o a [done]
-    label: str | None = None  # la etiqueta de la caída, si la línea [kill] la trae
+
+class LogLine(namedtuple("LogLine", _LOG_FIELDS, defaults=(None, None, None, False, *[None] * 6))):
+    """Una línea del contrato, leída. ``kind``: save, resume, reconcile, kill o done; los demás
+    campos valen None cuando esa clase de línea no los tiene: ``turn``; ``point``, «A» o «B»;
+    ``pending``, los nombres de las llamadas colgantes (() si null); ``refilled`` (False si no);
+    ``tool_use_id``, ``name``, ``branch`` y ``reason`` de un reconcile; ``text``, lo que sigue a [kill]
+    o a [done]; ``label``, la etiqueta de la caída, si la línea [kill] la trae."""
+
+    __slots__ = ()
 
 
 _SAVE = re.compile(r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?( " + re.escape(REFILLED) + ")?")

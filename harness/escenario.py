@@ -7,7 +7,7 @@ las pruebas; agregar un tipo de caída o una herramienta es cambiar esta tabla y
 sobre ella, nada más. Solo importa ``harness.contract`` (abajo de todo) y las herramientas.
 """
 
-from typing import NamedTuple
+from collections import namedtuple
 
 from harness.contract import EXIT_DONE, EXIT_KILLED, HIT, IS_ERROR, NO_PENDING, RERUN
 from harness.tools import READ_ONLY
@@ -26,11 +26,11 @@ FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
 VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
 
 
-class Call(NamedTuple):
+# namedtuple y no typing.NamedTuple: cada proceso del agente importa esta tabla, y typing cuesta.
+class Call(namedtuple("Call", "id name")):
     """Una llamada del guion: su tool_use_id y el nombre de la herramienta."""
 
-    id: str
-    name: str
+    __slots__ = ()
 
     @property
     def read_only(self):
@@ -63,15 +63,14 @@ def moment(label):
     return f"{label} ({KINDS[split(label)[0]]})"
 
 
-class Expected(NamedTuple):
-    """Lo que el agente de la lección deja en una etiqueta: tras la caída y tras el --resume."""
+class Expected(namedtuple("Expected", "pending ledger copies branch final_ledger final_text")):
+    """Lo que el agente de la lección deja en una etiqueta: tras la caída y tras el --resume.
+    ``pending``: la ``Call`` de pendingToolUse tras la caída (o None); ``ledger``: las llamadas anotadas
+    en effects.json tras la caída; ``copies``: copias del reporte tras la caída; ``branch``: la rama de
+    reconcile al reanudar; ``final_ledger``: las llamadas anotadas al terminar; ``final_text``: el texto
+    final del modelo."""
 
-    pending: Call | None  # pendingToolUse tras la caída
-    ledger: tuple  # las llamadas anotadas en effects.json tras la caída
-    copies: int  # copias del reporte tras la caída
-    branch: str  # la rama de reconcile al reanudar
-    final_ledger: tuple  # las llamadas anotadas al terminar
-    final_text: str
+    __slots__ = ()
 
 
 def expected(label):

@@ -16,8 +16,7 @@ Windows), así que un agente muerto no lo deja tomado.
 import errno
 import os
 import threading
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import contextmanager, suppress
 
 from harness.contract import LOCK_FILE
 from harness.errors import HarnessError
@@ -72,13 +71,13 @@ def _directory_lock(path):
 
 @contextmanager
 def _file_lock(path):
-    key = os.path.normcase(Path(path).resolve())
+    key = os.path.normcase(os.path.realpath(path))
     with _held_guard:
         if key in _held:
             raise _busy(path)
         _held.add(key)
     try:
-        lock_path = Path(path) / LOCK_FILE
+        lock_path = os.path.join(path, LOCK_FILE)
         fd = _lock_file(lock_path, path)
         try:
             yield
@@ -145,11 +144,10 @@ def _unlock_file(fd, lock_path):
         os.close(fd)
         # Windows no borra un archivo abierto: se borra ya suelto, y si otro proceso lo tiene abierto
         # (esperando su turno), queda para ese.
-        try:
-            lock_path.unlink()
-        except OSError:
-            pass
+        with suppress(OSError):
+            os.remove(lock_path)
     else:
         # En POSIX se borra con el candado tomado: nadie lo toma en el camino (ver _lock_file).
-        lock_path.unlink(missing_ok=True)
+        with suppress(FileNotFoundError):
+            os.remove(lock_path)
         os.close(fd)

@@ -4,7 +4,6 @@ para los ejercicios y las pruebas (vaciar una, entrar y volver)."""
 import contextlib
 import errno
 import os
-import shutil
 import stat
 
 from harness.contract import TMP_SUFFIX
@@ -55,6 +54,8 @@ def check_agent_files(*own):
 
 def fresh_dir(path):
     """Borra ``path`` y lo crea vacío (devuelve ``path``): cada corrida empieza de cero."""
+    import shutil  # aquí y no arriba: el agente importa este módulo y no borra carpetas
+
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path

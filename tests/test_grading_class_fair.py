@@ -11,7 +11,6 @@ import re
 import pytest
 from nbgrader.api import Gradebook
 
-from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.release import ASSIGNMENT, generate
 from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
 from tests.test_instructors import run
@@ -152,7 +151,8 @@ def test_marks_from_a_csv_all_or_nothing_and_no_long_decimals(graded, tmp_path):
 @pytest.mark.needs_bwrap
 def test_instructor_commands_from_another_folder_say_one_line(graded):
     course_dir, _ = graded
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}  # lo que deja la instalación de instructor
+    # Sin PYTHONPATH: la instalación editable del README deja la raíz del repositorio en sys.path.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for module, args in (
         ("solutions.grading.manual", [course_dir, "--pendientes"]),
         ("solutions.grading.manual", ["/no/existe", "--pendientes"]),

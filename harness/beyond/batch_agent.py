@@ -39,7 +39,6 @@ from harness.contract import (
     CHECKPOINT_FILE,
     EFFECTS_FILE,
     PENDING_CONTENT,
-    BatchCheckpoint,
     resume_line,
     save_a_line,
     save_b_line,
@@ -47,6 +46,7 @@ from harness.contract import (
 from harness.crash import crash_point
 from harness.durable import read_bytes, remove_durably
 from harness.errors import HarnessError
+from harness.formats import BatchCheckpoint
 from harness.guards import require_matching_ledger
 from harness.idempotent import receipts_path
 from harness.protocol import block_to_dict

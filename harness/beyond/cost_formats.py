@@ -20,9 +20,10 @@ import subprocess
 import sys
 import time
 
-from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, VERSION, Checkpoint, LedgerEntry
+from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, VERSION
 from harness.durable import write_durable
 from harness.errors import HarnessError
+from harness.formats import Checkpoint, LedgerEntry
 from harness.tools import NOTES_PATH
 
 FORMATS = ("json", "jsonl", "dbos")
