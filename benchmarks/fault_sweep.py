@@ -20,7 +20,8 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from maintainer.faults import FAULTS, STRACE, expected_report, plan, run_trial, templates
+from harness.strace_log import STRACE
+from maintainer.faults import FAULTS, expected_report, plan, run_trial, templates
 from maintainer.paths import REFERENCE_AGENT
 
 

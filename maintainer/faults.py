@@ -8,11 +8,11 @@ carguen con los cargadores del agente, y una reanudación que termina con el rep
 byte a byte.
 
 Lo usan ``benchmarks/fault_sweep.py``, ``benchmarks/power_cut.py`` y sus pruebas en
-``tests/conformance/``.
+``tests/conformance/``. Grabar y leer las llamadas es de ``harness.strace_log``; el modelo de corte de
+luz, de ``harness.power_cut``.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -22,10 +22,10 @@ from harness.contract import CHECKPOINT_FILE, FINISHED, done_text
 from harness.crash import KINDS
 from harness.runner import AgentRun, agent_command
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
+from harness.strace_log import TRACED, parse_log, strace_prefix
 from harness.tools import REPORT_PATH
 from maintainer.torture import load_files, log_problems
 
-STRACE = shutil.which("strace")
 # Las 12 etiquetas: cada tipo de punto de caída en cada uno de los tres turnos del guion.
 LABELS = tuple(f"{kind}:{n}" for kind in KINDS for n in (1, 2, 3))
 # Lo que imprimiría Python o el sistema si un error se escapara sin traducir.
@@ -148,58 +148,7 @@ def check_outcome(workdir, agent, expected, log, faulted=None):
     return problems
 
 
-# —— strace: grabar las llamadas y leerlas ——
-
-TRACED = "openat,write,rename,renameat,renameat2,fsync,fdatasync,unlink,unlinkat,close"
-LINE = re.compile(r"^(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<((?:\\x[0-9a-f]{2})*)>)?(.*)$")
-HEX = re.compile(r"\\x([0-9a-f]{2})")
-FD = re.compile(r"^(\d+|AT_FDCWD)<((?:\\x[0-9a-f]{2})*)>$")
-
-
-def strace_prefix(log, extra=()):
-    """strace delante del agente: -y (la ruta de cada descriptor), -xx y -s grande (los datos de cada
-    write enteros, en hexadecimal), solo el proceso del agente (no tiene hijos)."""
-    return [STRACE, "-qq", "-y", "-xx", "-s", "4000000", "-o", os.fspath(log), *extra]
-
-
-def unhex(text):
-    return bytes(int(h, 16) for h in HEX.findall(text))
-
-
-class Call(NamedTuple):
-    """Una llamada grabada: nombre, argumentos (un descriptor es (número, ruta); un texto, bytes;
-    lo demás, tal cual), resultado, ruta del descriptor devuelto y si strace la falló a propósito."""
-
-    name: str
-    args: list
-    result: int
-    returned_path: str | None
-    injected: bool
-
-
-def _arg(text):
-    fd = FD.match(text)
-    if fd:
-        return (fd.group(1), unhex(fd.group(2)).decode("utf-8", "replace"))
-    if text.startswith('"'):
-        return unhex(text)
-    return text
-
-
-def parse_log(path):
-    """Las llamadas de un log de ``strace_prefix``, en orden."""
-    calls = []
-    with open(path, encoding="ascii", errors="replace") as f:
-        for line in f:
-            m = LINE.match(line.strip())
-            if not m:
-                continue
-            name, args, result, returned, rest = m.groups()
-            path_back = unhex(returned).decode("utf-8", "replace") if returned else None
-            calls.append(
-                Call(name, [_arg(a) for a in args.split(", ")], int(result), path_back, "(INJECTED)" in rest)
-            )
-    return calls
+# —— strace: grabar una corrida ——
 
 
 def record(scenario, agent, workdir, log, trace=TRACED):

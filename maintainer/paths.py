@@ -11,5 +11,7 @@ from solutions.grading.paths import LESSON, NOTEBOOKS, REFERENCE_AGENT, ROOT
 # La segunda fuente del agente de referencia, y el agente de la lección a su tamaño.
 PRODUCTION = os.path.join(NOTEBOOKS, PRODUCTION_NOTEBOOK)
 LESSON_AGENT = os.path.join(ROOT, "solutions", "agent_leccion.py")
+# Las soluciones comentadas para instructores: no se reparten (la edición deja afuera solutions/grading/).
+ANNOTATED = os.path.join(ROOT, "solutions", "grading", "soluciones_comentadas.ipynb")
 
-__all__ = ["LESSON", "LESSON_AGENT", "NOTEBOOKS", "PRODUCTION", "REFERENCE_AGENT", "ROOT"]
+__all__ = ["ANNOTATED", "LESSON", "LESSON_AGENT", "NOTEBOOKS", "PRODUCTION", "REFERENCE_AGENT", "ROOT"]

@@ -7,8 +7,9 @@ Lo corre ``python -m maintainer prepare`` (ver ``maintainer/__main__.py``). Los 
 2. ``ejercicios``: los ejercicios repartidos, generados con nbgrader desde sus fuentes y ejecutados
    desde notebooks/ (``solutions.grading.release``);
 3. ``taller``: ``notebooks/taller_tu_agente.ipynb`` desde la lección y su plantilla (``maintainer.taller``);
-4. ``salidas``: cada otro notebook de notebooks/ (la lección, el laboratorio, «Más allá») ejecutado
-   desde cero, como un «Restart & Run All», con sus salidas guardadas.
+4. ``salidas``: cada otro notebook de notebooks/ (la lección, el laboratorio, «Más allá») y las
+   soluciones comentadas de ``solutions/grading/``, ejecutados desde cero, como un «Restart & Run All»,
+   con sus salidas guardadas.
 
 Después, las comprobaciones (``checks``): el agente es el que genera la lección, los ejercicios son
 lo que generan sus fuentes y cada notebook guardado salió de una sola corrida limpia, guardado como lo
@@ -41,10 +42,11 @@ def relative(path):
 
 
 def stored_notebooks():
-    """Los notebooks de notebooks/ cuyas salidas se guardan ejecutándolos ahí mismo: todos menos los
-    ejercicios repartidos, que salen de sus fuentes (paso ``ejercicios``)."""
+    """Los notebooks cuyas salidas se guardan ejecutándolos en su carpeta: los de notebooks/ menos los
+    ejercicios repartidos, que salen de sus fuentes (paso ``ejercicios``), y las soluciones comentadas."""
     exercises = {release.stored(name) for name in release.EXERCISES}
-    return [p for p in sorted(glob.glob(os.path.join(paths.NOTEBOOKS, "*.ipynb"))) if p not in exercises]
+    found = [p for p in sorted(glob.glob(os.path.join(paths.NOTEBOOKS, "*.ipynb"))) if p not in exercises]
+    return [*found, paths.ANNOTATED]
 
 
 def rerun(path):

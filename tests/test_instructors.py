@@ -19,6 +19,7 @@ import sysconfig
 import nbformat
 import pytest
 import yaml
+from course_files import output_text
 from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
@@ -446,3 +447,57 @@ def test_the_report_names_who_could_not_be_graded(tmp_path):
         (tmp_path / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
     (tmp_path / "autograded" / "ana" / ASSIGNMENT).mkdir(parents=True)
     assert ungraded(tmp_path) == ["roto"]
+
+
+# —— Las soluciones comentadas ——
+
+
+def test_the_annotated_solutions_are_stamped_and_not_shipped(tmp_path):
+    """``prepare`` las ejecuta y les pone la huella como a los notebooks de notebooks/; la edición para
+    estudiantes no las copia, y su revisión de respuestas las reconocería si se copiaran."""
+    from maintainer.paths import ANNOTATED
+    from maintainer.prepare import stale_outputs, stored_notebooks, stored_problems
+
+    assert ANNOTATED in stored_notebooks()
+    assert not stored_problems(ANNOTATED) and not stale_outputs(ANNOTATED)
+    relative = os.path.relpath(ANNOTATED, REPO_ROOT).replace(os.sep, "/")
+    files = edicion_estudiantes.tracked_files()
+    assert relative in files and relative not in edicion_estudiantes.chosen(files)
+    shutil.copy(ANNOTATED, tmp_path)  # copiadas por error, la revisión de la edición las reconoce
+    assert [what for _, what in edicion_estudiantes.leaks(tmp_path, answers=[])] == [
+        edicion_estudiantes.MARKERS[2]
+    ]
+
+
+def test_the_annotated_solutions_run_each_exercise_with_the_reference_agent():
+    """Cada corrida que la lección ya no hace está aquí, con su salida guardada: la matriz del Nivel 1,
+    ① ≡ ② en disco, los momentos con nota y la reproducción del Nivel 2 (los dos órdenes y el script)."""
+    from maintainer.paths import ANNOTATED
+
+    text = "\n".join(output_text(c) for c in nbformat.read(ANNOTATED, 4).cells if c.cell_type == "code")
+    for branch in (
+        "agregando is_error",
+        "acierto en el registro",
+        "sin llamada colgante",
+        "volviendo a ejecutar",
+    ):
+        assert branch in text, branch
+    assert "checkpoint.json | True" in text and "report.txt | False" in text  # ① ≡ ②, salvo el reporte
+    assert text.count("la respuesta modelo es lo medido") == 3
+    assert '"result": null' in text and "report.txt: no existe" in text  # el incidente
+    assert "el script modelo reproduce el error: True" in text
+
+
+@pytest.mark.slow
+def test_the_annotated_solutions_pass_strict_nbval():
+    """Las salidas guardadas son las de hoy: nbval estricto, como los notebooks de notebooks/."""
+    from maintainer.paths import ANNOTATED
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", ANNOTATED],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    assert done.returncode == 0, done.stdout[-3000:]

@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from harness.runner import start_agent_process
-from maintainer import faults
+from harness.strace_log import strace_prefix
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 
 WARNING = "[falló la escritura del registro] tool_use_id=toolu_01: el efecto secundario ya ocurrió"
@@ -29,7 +29,7 @@ def test_the_warning_is_on_stderr_before_a_sigkill_at_turn_2(tmp_path, agent_pat
     # (-P con el nombre relativo, como lo abre el agente, y con el absoluto)
     inject = ["-P", "effects.json.tmp", "-P", os.fspath(tmp_path / "effects.json.tmp"), "-e", "trace=openat"]
     inject += ["-e", "inject=openat:error=ENOSPC:when=1"]
-    proc = start_agent_process(tmp_path, agent=agent_path, prefix=faults.strace_prefix(os.devnull, inject))
+    proc = start_agent_process(tmp_path, agent=agent_path, prefix=strace_prefix(os.devnull, inject))
     try:
         # El SIGKILL llega cuando el agente anuncia el punto A del turno 2: un evento, no un tiempo.
         for line in proc.stdout:

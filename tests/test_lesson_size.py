@@ -3,6 +3,7 @@ la primera celda de código trae pocas piezas del arnés; lo demás llega en una
 
 import ast
 import json
+import re
 from pathlib import Path
 
 from course_files import LESSON_NOTEBOOK
@@ -42,7 +43,10 @@ def test_the_first_code_cell_imports_few_names_from_the_harness():
 
 MAX_LESSON_AGENT_LINES = 200
 MAX_HARNESS_NAMES = 8
-MAX_LESSON_WORDS = 6000
+# El issue 31 pide a lo sumo 6.000 palabras; la lección queda con margen para cualquier otra forma de
+# contar (la de \w+ da unas 100 más que la de espacios).
+MAX_LESSON_WORDS = 5700
+MAX_LESSON_WORDS_BY_SPACES = 5500
 
 
 def code_lines(text):
@@ -69,8 +73,16 @@ def test_the_lessons_agent_is_the_lessons_size():
     assert "os.replace(" in text and "in READ_ONLY" in text
 
 
-def test_the_lesson_reads_in_under_an_hour():
+def lesson_markdown():
     with open(LESSON_NOTEBOOK, encoding="utf-8") as f:
         cells = json.load(f)["cells"]
-    words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
-    assert words <= MAX_LESSON_WORDS, f"{words} palabras de markdown"
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def test_the_lesson_reads_in_under_an_hour():
+    """Dos cuentas, y vale la más estricta: por espacios (``str.split``) y por palabras sueltas
+    (``\\w+``: una ruta, una etiqueta como ``after-effect-write:3`` o un enlace cuentan cada parte)."""
+    text = lesson_markdown()
+    by_spaces, by_words = len(text.split()), len(re.findall(r"\w+", text))
+    assert by_spaces <= MAX_LESSON_WORDS_BY_SPACES, f"{by_spaces} palabras de markdown (por espacios)"
+    assert by_words <= MAX_LESSON_WORDS, f"{by_words} palabras de markdown (\\w+)"

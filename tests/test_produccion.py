@@ -132,3 +132,74 @@ def test_the_notebook_is_stored_and_points_to_mas_alla():
     assert NOTEBOOK in stored_notebooks()
     last = nbformat.read(NOTEBOOK, as_version=4).cells[-1]
     assert "mas_alla_motor_durable.ipynb" in last.source
+
+
+# Dentro de la edición, cada import del notebook: el módulo, y el nombre que toma de él (None si es un
+# «import módulo»). Imprime {módulo: de dónde vino} y los que faltan, sin importar nada de otra carpeta.
+WHERE_FROM = """
+import importlib, json, sys
+found, missing = {}, []
+for module, name in json.loads(sys.argv[1]):
+    try:
+        loaded = importlib.import_module(module)
+    except ImportError as err:
+        missing.append(f"{module}: {err}")
+        continue
+    found[module] = getattr(loaded, "__file__", None) or "(incorporado)"
+    if name and not hasattr(loaded, name):
+        try:
+            importlib.import_module(f"{module}.{name}")
+        except ImportError:
+            missing.append(f"{name} de {module}")
+print(json.dumps({"found": found, "missing": missing}))
+"""
+
+
+def imported_names(notebook):
+    """[(módulo, nombre o None)] de cada ``import`` y ``from … import`` de las celdas de código."""
+    import ast
+
+    found = set()
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Import):
+                found |= {(alias.name, None) for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                found |= {(node.module, alias.name) for alias in node.names}
+    return sorted(found, key=lambda pair: (pair[0], pair[1] or ""))
+
+
+@pytest.mark.slow
+def test_the_notebook_imports_only_what_the_student_edition_ships(tmp_path):
+    """La edición para estudiantes, escrita en ``tmp_path``: cada import del notebook resuelve ahí (el
+    arnés, desde la carpeta de la edición) y ninguno necesita maintainer/ ni toca ``sys.path``."""
+    import json
+    import subprocess
+    import sys
+
+    from solutions.grading.edicion_estudiantes import write_edition
+
+    edition = tmp_path / "curso"
+    write_edition(edition)
+    assert not (edition / "maintainer").exists()
+    notebook = edition / "notebooks" / PRODUCTION_NOTEBOOK
+    sources = "\n".join(
+        c.source for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"
+    )
+    assert "sys.path" not in sources and "maintainer" not in sources
+    names = imported_names(notebook)
+    assert {("harness", "power_cut"), ("harness", "strace_log")} <= set(names)  # el corte de luz (sección 1)
+    done = subprocess.run(
+        [sys.executable, "-c", WHERE_FROM, json.dumps(names)],
+        cwd=notebook.parent,
+        env={**os.environ, "PYTHONPATH": str(edition)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    assert not result["missing"], result["missing"]
+    ours = {m: f for m, f in result["found"].items() if m.split(".")[0] in ("harness", "solutions")}
+    assert ours and all(f.startswith(str(edition)) for f in ours.values()), ours

@@ -16,6 +16,7 @@ from harness.beyond import batch_agent, dbos_agent
 from harness.beyond.parallel_model import ParallelScriptedModel
 from harness.contract import FINISHED
 from harness.runner import AgentRun, agent_command, run_agent_process
+from harness.strace_log import parse_log, strace_prefix
 from harness.tools import report_copies
 from maintainer import faults
 from maintainer.paths import REFERENCE_AGENT
@@ -75,7 +76,7 @@ def test_a_model_that_gives_up_after_one_os_error_is_not_done(tmp_path, clean_en
     terminada; --resume vuelve a preguntarle y termina."""
     with FakeMessagesAPI(reply_hook=gives_up_after_an_error) as api:
         when = _first_open_of_notes(tmp_path, api)
-        prefix = faults.strace_prefix(
+        prefix = strace_prefix(
             os.devnull, ["-e", "trace=openat", "-e", f"inject=openat:error=EIO:when={when}"]
         )
         done = traced(tmp_path, api, prefix)
@@ -95,11 +96,9 @@ def _first_open_of_notes(tmp_path, api):
     copy.mkdir()
     log = copy.parent / (copy.name + ".strace")
     hook, api.reply_hook = api.reply_hook, None
-    traced(copy, api, faults.strace_prefix(log, ["-e", "trace=openat"]))
+    traced(copy, api, strace_prefix(log, ["-e", "trace=openat"]))
     api.reply_hook = hook
-    found = [
-        n for op, n, target in faults.targets(faults.parse_log(log), copy) if target == "sales-notes.txt"
-    ]
+    found = [n for op, n, target in faults.targets(parse_log(log), copy) if target == "sales-notes.txt"]
     return found[0]
 
 

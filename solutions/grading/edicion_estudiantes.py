@@ -12,7 +12,7 @@ rúbricas y pruebas ocultas), la documentación de instructores y de mantenimien
 instructores» y las filas de esas carpetas.
 
 Antes de terminar revisa cada archivo copiado: si alguno tiene ``BEGIN SOLUTION``, ``BEGIN HIDDEN
-TESTS`` o el texto de una respuesta modelo, borra la copia y sale con código 1 nombrándolo. ``DESTINO``
+TESTS``, la marca de las soluciones comentadas o el texto de una respuesta modelo, borra la copia y sale con código 1 nombrándolo. ``DESTINO``
 no puede existir (o tiene que estar vacío). Se instala y se abre con el comando 1 de su README.
 """
 
@@ -44,7 +44,8 @@ INCLUDED = (
     ".gitattributes",
     "LICENSE",
 )
-MARKERS = ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS")
+# Las marcas de nbgrader, y la de las soluciones comentadas (sus salidas son las respuestas medidas).
+MARKERS = ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "NO SE REPARTE · soluciones comentadas")
 # Las secciones del README que son para otros y las filas de la tabla de carpetas que no van.
 DROPPED_SECTIONS = ("## Para instructores",)
 DROPPED_ROWS = ("| `solutions/`", "| `maintainer/`")

@@ -14,6 +14,7 @@ import pytest
 
 import harness
 from harness.scripted_model import FINAL_TEXT, READ_ATTEMPTS
+from harness.strace_log import strace_prefix
 from harness.tools import report_copies
 from maintainer import faults
 
@@ -24,9 +25,7 @@ def strace_run(agent, workdir, inject, resume=False):
     """El agente bajo strace con una sola falla inyectada (``inject``: «openat:error=EIO:when=N»)."""
     syscall = inject.split(":")[0]
     with tempfile.TemporaryDirectory() as base:
-        prefix = faults.strace_prefix(
-            f"{base}/falla.strace", ["-e", f"trace={syscall}", "-e", f"inject={inject}"]
-        )
+        prefix = strace_prefix(f"{base}/falla.strace", ["-e", f"trace={syscall}", "-e", f"inject={inject}"])
         return faults.run(workdir, agent, resume=resume, prefix=prefix)
 
 

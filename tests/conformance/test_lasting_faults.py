@@ -13,6 +13,7 @@ import pytest
 from course_files import digest
 
 from harness.scripted_model import FINAL_TEXT
+from harness.strace_log import strace_prefix
 from harness.tools import report_copies
 from maintainer import faults
 
@@ -23,7 +24,7 @@ def under_strace(agent, workdir, path, inject, variant=None):
     """Una corrida nueva del agente con ``inject`` en cada llamada que toca ``path`` (strace -P)."""
     env = {"AGENT_VARIANT": variant} if variant else {}
     args = ["-P", os.fspath(workdir / path), "-e", f"trace={inject.split(':')[0]}", "-e", f"inject={inject}"]
-    return faults.run(workdir, agent, prefix=faults.strace_prefix(os.devnull, args), env=env)
+    return faults.run(workdir, agent, prefix=strace_prefix(os.devnull, args), env=env)
 
 
 def one_line(done):
@@ -130,7 +131,7 @@ def test_a_ledger_warning_then_an_error_is_one_line_each(agent, workdir):
     después la del punto B (el error final): una falla, una línea; el aviso primero y sin repetirse."""
     paths = ["-P", "effects.json.tmp", "-P", "checkpoint.json.tmp"]  # como las abre el agente
     args = [*paths, "-e", "trace=openat", "-e", "inject=openat:error=ENOSPC:when=2+"]
-    done = faults.run(workdir, agent, prefix=faults.strace_prefix(os.devnull, args))
+    done = faults.run(workdir, agent, prefix=strace_prefix(os.devnull, args))
     warning, error = done.stderr.splitlines()
     assert done.returncode == 1 and done.stderr.count("\n") == 2 and "Traceback" not in done.stderr
     assert warning.startswith("[falló la escritura del registro] tool_use_id=toolu_01")

@@ -1,0 +1,66 @@
+"""Grabar con strace las llamadas al sistema de un proceso de verdad, y leerlas.
+
+    prefix = strace_prefix(log, ["-e", f"trace={TRACED}"])   # delante del comando del agente
+    calls = parse_log(log)                                   # [Call(nombre, args, resultado, …)]
+
+Lo usan el corte de luz de «De la lección a producción» (con ``harness.power_cut``), el barrido de
+fallas y el modelo de corte de luz del mantenimiento, y sus pruebas.
+"""
+
+import os
+import re
+import shutil
+from typing import NamedTuple
+
+STRACE = shutil.which("strace")
+# Las llamadas que tocan los archivos del agente: las que el modelo de corte de luz convierte en operaciones.
+TRACED = "openat,write,rename,renameat,renameat2,fsync,fdatasync,unlink,unlinkat,close"
+LINE = re.compile(r"^(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<((?:\\x[0-9a-f]{2})*)>)?(.*)$")
+HEX = re.compile(r"\\x([0-9a-f]{2})")
+FD = re.compile(r"^(\d+|AT_FDCWD)<((?:\\x[0-9a-f]{2})*)>$")
+
+
+def strace_prefix(log, extra=()):
+    """strace delante del agente: -y (la ruta de cada descriptor), -xx y -s grande (los datos de cada
+    write enteros, en hexadecimal), solo el proceso del agente (no tiene hijos)."""
+    return [STRACE, "-qq", "-y", "-xx", "-s", "4000000", "-o", os.fspath(log), *extra]
+
+
+def unhex(text):
+    return bytes(int(h, 16) for h in HEX.findall(text))
+
+
+class Call(NamedTuple):
+    """Una llamada grabada: nombre, argumentos (un descriptor es (número, ruta); un texto, bytes;
+    lo demás, tal cual), resultado, ruta del descriptor devuelto y si strace la falló a propósito."""
+
+    name: str
+    args: list
+    result: int
+    returned_path: str | None
+    injected: bool
+
+
+def _arg(text):
+    fd = FD.match(text)
+    if fd:
+        return (fd.group(1), unhex(fd.group(2)).decode("utf-8", "replace"))
+    if text.startswith('"'):
+        return unhex(text)
+    return text
+
+
+def parse_log(path):
+    """Las llamadas de un log de ``strace_prefix``, en orden."""
+    calls = []
+    with open(path, encoding="ascii", errors="replace") as f:
+        for line in f:
+            m = LINE.match(line.strip())
+            if not m:
+                continue
+            name, args, result, returned, rest = m.groups()
+            path_back = unhex(returned).decode("utf-8", "replace") if returned else None
+            calls.append(
+                Call(name, [_arg(a) for a in args.split(", ")], int(result), path_back, "(INJECTED)" in rest)
+            )
+    return calls
