@@ -33,9 +33,10 @@ from harness.export import EXPORT_MARKER, export_agent, export_cells
 CHALLENGE_MARKER = re.compile(r"#\|\s*desafio\s*")
 # Lo que queda en blanco de una celda «tu turno»: ``raise todavia_no("NOMBRE")``.
 STUB = re.compile(r"raise todavia_no\(\s*\"(\w+)\"\s*\)")
-# La pieza que decide cada comprobación: mientras siga en blanco, todas sus filas dirían «todavía no»
-# (cada corrida pasa por ella), así que la comprobación lo dice sin correr procesos. Las piezas que no
-# están aquí (las caídas enteras, producción) esperan a que no quede nada en blanco.
+# Lo que decide cada pieza: mientras siga en blanco, todas sus filas dirían «todavía no» (cada corrida
+# pasa por ello), así que la comprobación lo dice sin correr procesos. None: la pieza corre siempre (una
+# fila de la terminal no pasa por ninguna pieza en blanco). Las que no están (las caídas enteras,
+# producción) pasan por todas: esperan a que no quede nada en blanco.
 DECIDED_BY = {
     "escritura": "write_json_atomic",
     "lectura": "load_checkpoint",
@@ -45,7 +46,7 @@ DECIDED_BY = {
     "falla": "run_tool_uses",
     "aviso": "run_tool_uses",
     "reconcile": "reconcile",
-    "terminal": "load_checkpoint",
+    "terminal": None,
 }
 PREVIEW_NOTE = (
     "Un adelanto, no una nota: cada ✗ es una defensa que el agente de la lección no tiene, y la agrega "
@@ -195,8 +196,8 @@ class Taller:
         path, blanks = self.export(), self.blanks()
         waiting = {}
         for piece in pieces:
-            needed = DECIDED_BY.get(piece, blanks[0] if blanks else None)
-            if needed in blanks:
+            needed = DECIDED_BY[piece] if piece in DECIDED_BY else next(iter(blanks), None)
+            if needed and needed in blanks:
                 waiting[piece] = needed
         ready = [p for p in pieces if p not in waiting]  # run_suite sin piezas correría todas
         ran = iter(run_suite(Context(str(path), {}), ready) if ready else [])

@@ -8,8 +8,10 @@ que cada ✗ es del error, no del taller."""
 
 from typing import NamedTuple
 
+import nbformat
 import pytest
 
+from harness.taller import DECIDED_BY
 from maintainer import taller
 from maintainer.taller_kernel import filled_workbook, lesson
 
@@ -161,7 +163,7 @@ MISTAKES = [
         '            output = f"Error de ejecución de la herramienta: {err}"\n',
         LEDGER,
         "count_words falla",
-        "is_error",
+        "nunca como un resultado normal, y no se anota",
     ),
 ]
 
@@ -174,6 +176,10 @@ def workbook(tmp_path_factory):
         yield kernel, checks
     finally:
         kernel.stop()
+
+
+def stored_cells():
+    return nbformat.read(taller.WORKBOOK, as_version=4).cells
 
 
 def rows(shown):
@@ -210,3 +216,28 @@ def test_each_mistake_fails_its_pieces_check_with_a_hint_that_names_it(workbook,
     failed = [(line, hint) for line, status, hint in rows(shown) if status == "✗" and mistake.row in line]
     assert failed, f"ninguna fila ✗ con «{mistake.row}»:\n{shown[-4000:]}"
     assert any(mistake.cause in hint for _, hint in failed), failed
+
+
+# Lo que corre la suite de verdad, dentro del kernel, sobre el agente que arma el taller (sin el atajo).
+REAL_STATUSES = (
+    "from harness.conformidad.processes import Context\n"
+    "from harness.conformidad.suite import run_suite\n"
+    "print(sorted({{r.status for _, rows in run_suite(Context(str(taller.export()), {{}}), [{piece!r}]) for r in rows}}))"
+)
+SHORTCUTS = sorted((piece, blank) for piece, blank in DECIDED_BY.items() if blank) + [("caidas", "reconcile")]
+
+
+@pytest.mark.parametrize("piece, blank", SHORTCUTS)
+def test_a_check_that_waits_for_a_blank_piece_says_what_running_it_would(workbook, piece, blank):
+    """El atajo del taller (no correr las filas de una pieza cuya parte sigue en blanco) muestra lo mismo
+    que correrlas: todas «todavía no»."""
+    kernel, _ = workbook
+    cell = next(c for c in stored_cells() if f'raise todavia_no("{blank}")' in c.source)
+    try:
+        kernel.run(cell.source, cell.id)  # la celda como viene en el taller, en blanco
+        real = kernel.run(REAL_STATUSES.format(piece=piece), "medida")
+        shown = kernel.run(f"taller.comprobar({piece!r})", "medida")
+    finally:
+        kernel.run(lesson(cell.id), cell.id)
+    assert real.strip() == "['todavía no']", real
+    assert f"falta escribir {blank}" in shown and "✓" not in shown and "✗" not in shown, shown
