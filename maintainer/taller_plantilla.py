@@ -15,7 +15,7 @@ Cómo se trabaja:
 
 1. Ejecuta las celdas en orden, de arriba abajo (la primera prepara el taller).
 2. En cada celda **tu turno**, reemplaza las dos líneas `# TU CÓDIGO AQUÍ` / `raise todavia_no(...)` por tu código y ejecuta la celda.
-3. Ejecuta la comprobación que la sigue. Arma `_trabajo/taller/agent.py` con las celdas que ejecutaste (no hace falta guardar el notebook), lo corre como un proceso de verdad, lo mata donde la pieza importa y muestra una tabla: qué se esperaba, qué pasó, ✓ o ✗ y una pista que nombra el momento. Lo que todavía no escribiste aparece como **todavía no**.
+3. Ejecuta la comprobación que la sigue. Arma `_trabajo/taller/agent.py` con las celdas que ejecutaste (no hace falta guardar el notebook), lo corre como un proceso de verdad, lo mata donde la pieza importa y muestra una tabla: qué se esperaba, qué pasó, ✓ o ✗ y una pista que nombra el momento. Lo que todavía no escribiste aparece como **todavía no** (mientras la celda de la pieza siga en blanco, la comprobación lo dice sin correr nada).
 
 Al final, tu agente contra la suite de conformidad entera, y en el laboratorio de caídas.""",
     ),
