@@ -48,6 +48,7 @@ DECIDED_BY = {
     "reconcile": "reconcile",
     "terminal": None,
 }
+PREVIEW_WAITS = "El adelanto de producción corre cuando tu agente pase el nivel de la lección"
 PREVIEW_NOTE = (
     "Un adelanto, no una nota: cada ✗ es una defensa que el agente de la lección no tiene, y la agrega "
     "«De la lección a producción» en la sección que nombra su fila."
@@ -207,16 +208,16 @@ class Taller:
         """Corre tu agente contra lo que deciden esas piezas y muestra la tabla (nunca lanza)."""
         self._show(lambda: self._results(list(pieces)))
 
+    def _lesson_tier(self):
+        """[(título, filas)] del nivel de la lección sobre tu agente; anota si pasó todo, y con qué agente."""
+        results = self._results(list(CHECKS))
+        rows = [row for _, piece_rows in results for row in piece_rows]
+        self.lesson_passed = (self.agent.read_text(encoding="utf-8"), all_passed(rows))
+        return results
+
     def conformidad(self):
         """El nivel de la lección entero sobre tu agente, como ``python -m harness.conformidad _trabajo/taller/agent.py``."""
-
-        def run():
-            results = self._results(list(CHECKS))
-            rows = [row for _, piece_rows in results for row in piece_rows]
-            self.lesson_passed = (self.agent.read_text(encoding="utf-8"), all_passed(rows))
-            return results
-
-        self._show(run)
+        self._show(self._lesson_tier)
 
     def produccion(self):
         """El nivel de producción sobre tu agente: qué defensas agrega el notebook siguiente. Corre solo
@@ -224,19 +225,13 @@ class Taller:
         una defensa."""
 
         def run():
-            blanks = self.blanks()
+            blanks = list(dict.fromkeys(self.blanks()))
             if blanks:
-                raise HarnessError(
-                    f"El adelanto de producción corre cuando tu agente pase el nivel de la lección; todavía no escribiste {', '.join(dict.fromkeys(blanks))}."
-                )
-            source = self.export().read_text(encoding="utf-8")
-            if self.lesson_passed != (source, True):
-                rows = [r for _, piece_rows in self._results(list(CHECKS)) for r in piece_rows]
-                self.lesson_passed = (source, all_passed(rows))
+                raise HarnessError(f"{PREVIEW_WAITS}; todavía no escribiste {', '.join(blanks)}.")
+            if self.lesson_passed != (self.export().read_text(encoding="utf-8"), True):
+                self._lesson_tier()  # el agente cambió desde taller.conformidad() (o no corrió)
             if not self.lesson_passed[1]:
-                raise HarnessError(
-                    "El adelanto de producción corre cuando tu agente pase el nivel de la lección: taller.conformidad(), arriba, todavía muestra filas sin ✓."
-                )
+                raise HarnessError(f"{PREVIEW_WAITS}: taller.conformidad() muestra qué filas no dan ✓.")
             return run_suite(Context(str(self.agent), {}), list(PRODUCTION_PIECES))
 
         self._show(run, preview=True)

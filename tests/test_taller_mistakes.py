@@ -11,7 +11,7 @@ from typing import NamedTuple
 import nbformat
 import pytest
 
-from harness.taller import DECIDED_BY
+from harness.taller import DECIDED_BY, PREVIEW_WAITS
 from maintainer import taller
 from maintainer.taller_kernel import filled_workbook, lesson
 
@@ -241,3 +241,18 @@ def test_a_check_that_waits_for_a_blank_piece_says_what_running_it_would(workboo
         kernel.run(lesson(cell.id), cell.id)
     assert real.strip() == "['todavía no']", real
     assert f"falta escribir {blank}" in shown and "✓" not in shown and "✗" not in shown, shown
+
+
+def test_the_preview_of_production_waits_for_the_lesson_tier(workbook):
+    """Con un error que el nivel de la lección falla, el adelanto de producción lo dice en una línea y no
+    muestra su tabla: cada fila fallaría por la lección, no por una defensa."""
+    kernel, _ = workbook
+    mistake = next(m for m in MISTAKES if m.name == "deja la llamada colgante en el punto B")
+    right = lesson(mistake.cell)
+    try:
+        kernel.run(right.replace(mistake.old, mistake.new), mistake.cell)
+        shown = kernel.run("taller.produccion()", "t-23")
+    finally:
+        kernel.run(right, mistake.cell)
+    (line,) = shown.strip().splitlines()  # una línea, sin la tabla de producción
+    assert line.startswith(PREVIEW_WAITS) and "taller.conformidad()" in line, line
