@@ -15,15 +15,15 @@ todavía no escribiste (un ``raise todavia_no(...)``, de ``harness.errors``) sal
 """
 
 import ast
+import json
 import re
 import traceback
 from pathlib import Path
 
-import nbformat
-
-from harness.conformidad.checks import CHECKS, PRODUCTION_PIECES
+from harness.conformidad.checks import CAPABILITIES, CHECKS, PRODUCTION_PIECES
 from harness.conformidad.processes import Context, SuiteStopped
-from harness.conformidad.report import summary
+from harness.conformidad.report import all_passed, summary
+from harness.conformidad.rows import not_yet
 from harness.conformidad.suite import run_suite
 from harness.display import show_table
 from harness.errors import HarnessError
@@ -31,6 +31,24 @@ from harness.export import EXPORT_MARKER, export_agent, export_cells
 
 # La marca de la celda del desafío opcional: no es del agente de la lección, solo de ``desafio()``.
 CHALLENGE_MARKER = re.compile(r"#\|\s*desafio\s*")
+# Lo que queda en blanco de una celda «tu turno»: ``raise todavia_no("NOMBRE")``.
+STUB = re.compile(r"raise todavia_no\(\s*\"(\w+)\"\s*\)")
+# Lo que decide cada pieza: mientras siga en blanco, todas sus filas dirían «todavía no» (cada corrida
+# pasa por ello), así que la comprobación lo dice sin correr procesos. None: la pieza corre siempre (una
+# fila de la terminal no pasa por ninguna pieza en blanco). Las que no están (las caídas enteras,
+# producción) pasan por todas: esperan a que no quede nada en blanco.
+DECIDED_BY = {
+    "escritura": "write_json_atomic",
+    "lectura": "load_checkpoint",
+    "apertura": "fresh_scene",
+    "puntos": "punto_A",
+    "registro": "run_tool_uses",
+    "falla": "run_tool_uses",
+    "aviso": "run_tool_uses",
+    "reconcile": "reconcile",
+    "terminal": None,
+}
+PREVIEW_WAITS = "El adelanto de producción corre cuando tu agente pase el nivel de la lección"
 PREVIEW_NOTE = (
     "Un adelanto, no una nota: cada ✗ es una defensa que el agente de la lección no tiene, y la agrega "
     "«De la lección a producción» en la sección que nombra su fila."
@@ -66,6 +84,12 @@ def defined_names(code):
     return frozenset(names)
 
 
+def _waiting(piece, blank):
+    """La sección de una pieza que todavía no se puede probar: falta escribir ``blank``."""
+    title = CAPABILITIES[piece].title
+    return title, [not_yet(title, "sus filas, con tu código", blank)]
+
+
 class Taller:
     """Las celdas ``#| export`` que ejecutaste, el agente que arman y sus comprobaciones."""
 
@@ -79,6 +103,7 @@ class Taller:
         self.ran = {}  # id de la celda (o sus nombres) → su código, tal como se ejecutó por última vez
         self.failed = {}  # id de la celda (o sus nombres) → por qué falló su última ejecución
         self.challenge_ran = {}  # lo mismo, para las celdas del desafío opcional
+        self.lesson_passed = None  # (el agente que corrió taller.conformidad(), si pasó todo)
         from IPython import get_ipython  # solo dentro de un kernel
 
         shell = get_ipython()
@@ -150,26 +175,66 @@ class Taller:
 
     def challenge_cells(self):
         """[(id, código)] de las celdas del desafío opcional, como las ejecutaste (o como están guardadas)."""
-        notebook = nbformat.read(self.notebook, as_version=4)
+        # json y no nbformat: importar nbformat (jsonschema) tarda segundos, y esto corre en la primera celda.
+        with open(self.notebook, encoding="utf-8") as f:
+            notebook = json.load(f)
         found = []
-        for cell in notebook.cells:
-            first, _, saved = cell.source.partition("\n")
-            if cell.cell_type == "code" and CHALLENGE_MARKER.fullmatch(first):
-                ran = self._lookup(self.challenge_ran, cell.id, defined_names(saved))
-                found.append((cell.id, ran or saved.strip("\n")))
+        for cell in notebook["cells"]:
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            first, _, saved = source.partition("\n")
+            if cell["cell_type"] == "code" and CHALLENGE_MARKER.fullmatch(first):
+                ran = self._lookup(self.challenge_ran, cell.get("id"), defined_names(saved))
+                found.append((cell.get("id"), ran or saved.strip("\n")))
         return found
+
+    def blanks(self):
+        """Los nombres de lo que sigue en blanco en tu agente (cada ``raise todavia_no(...)``), en orden."""
+        return [name for _, code in self.cells() for name in STUB.findall(code)]
+
+    def _results(self, pieces):
+        """[(título, filas)] de esas piezas sobre tu agente: las que decide algo todavía en blanco dicen
+        «todavía no» sin correr nada; las demás corren como procesos de verdad."""
+        path, blanks = self.export(), self.blanks()
+        waiting = {}
+        for piece in pieces:
+            needed = DECIDED_BY[piece] if piece in DECIDED_BY else next(iter(blanks), None)
+            if needed and needed in blanks:
+                waiting[piece] = needed
+        ready = [p for p in pieces if p not in waiting]  # run_suite sin piezas correría todas
+        ran = iter(run_suite(Context(str(path), {}), ready) if ready else [])
+        return [_waiting(p, waiting[p]) if p in waiting else next(ran) for p in pieces]
 
     def comprobar(self, *pieces):
         """Corre tu agente contra lo que deciden esas piezas y muestra la tabla (nunca lanza)."""
-        self._show(lambda: run_suite(Context(str(self.export()), {}), list(pieces)))
+        self._show(lambda: self._results(list(pieces)))
+
+    def _lesson_tier(self):
+        """[(título, filas)] del nivel de la lección sobre tu agente; anota si pasó todo, y con qué agente."""
+        results = self._results(list(CHECKS))
+        rows = [row for _, piece_rows in results for row in piece_rows]
+        self.lesson_passed = (self.agent.read_text(encoding="utf-8"), all_passed(rows))
+        return results
 
     def conformidad(self):
         """El nivel de la lección entero sobre tu agente, como ``python -m harness.conformidad _trabajo/taller/agent.py``."""
-        self._show(lambda: run_suite(Context(str(self.export()), {}), list(CHECKS)))
+        self._show(self._lesson_tier)
 
     def produccion(self):
-        """El nivel de producción sobre tu agente: qué defensas agrega el notebook siguiente."""
-        self._show(lambda: run_suite(Context(str(self.export()), {}), list(PRODUCTION_PIECES)), preview=True)
+        """El nivel de producción sobre tu agente: qué defensas agrega el notebook siguiente. Corre solo
+        cuando tu agente pasa el nivel de la lección: antes, cada fila fallaría por la lección, no por
+        una defensa."""
+
+        def run():
+            blanks = list(dict.fromkeys(self.blanks()))
+            if blanks:
+                raise HarnessError(f"{PREVIEW_WAITS}; todavía no escribiste {', '.join(blanks)}.")
+            if self.lesson_passed != (self.export().read_text(encoding="utf-8"), True):
+                self._lesson_tier()  # el agente cambió desde taller.conformidad() (o no corrió)
+            if not self.lesson_passed[1]:
+                raise HarnessError(f"{PREVIEW_WAITS}: taller.conformidad() muestra qué filas no dan ✓.")
+            return run_suite(Context(str(self.agent), {}), list(PRODUCTION_PIECES))
+
+        self._show(run, preview=True)
 
     def desafio(self):
         """Tu agente con las celdas del desafío (varias llamadas por turno), contra las caídas de su guion."""

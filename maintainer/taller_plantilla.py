@@ -15,7 +15,7 @@ Cómo se trabaja:
 
 1. Ejecuta las celdas en orden, de arriba abajo (la primera prepara el taller).
 2. En cada celda **tu turno**, reemplaza las dos líneas `# TU CÓDIGO AQUÍ` / `raise todavia_no(...)` por tu código y ejecuta la celda.
-3. Ejecuta la comprobación que la sigue. Arma `_trabajo/taller/agent.py` con las celdas que ejecutaste (no hace falta guardar el notebook), lo corre como un proceso de verdad, lo mata donde la pieza importa y muestra una tabla: qué se esperaba, qué pasó, ✓ o ✗ y una pista que nombra el momento. Lo que todavía no escribiste aparece como **todavía no**.
+3. Ejecuta la comprobación que la sigue. Arma `_trabajo/taller/agent.py` con las celdas que ejecutaste (no hace falta guardar el notebook), lo corre como un proceso de verdad, lo mata donde la pieza importa y muestra una tabla: qué se esperaba, qué pasó, ✓ o ✗ y una pista que nombra el momento. Lo que todavía no escribiste aparece como **todavía no** (mientras la celda de la pieza siga en blanco, la comprobación lo dice sin correr nada).
 
 Al final, tu agente contra la suite de conformidad entera, y en el laboratorio de caídas.""",
     ),
@@ -95,7 +95,7 @@ El registro (`load_effects`, `save_effect`) viene armado: ejecútalo. Tu turno: 
     ),
     ("leccion", "code-34", None),
     ("leccion", "code-38", None),
-    ("code", "t-13", 'taller.comprobar("registro", "puntos")'),
+    ("code", "t-13", 'taller.comprobar("registro", "falla", "puntos")'),
     (
         "md",
         "t-14",
@@ -136,16 +136,14 @@ La misma suite de conformidad que pasa el agente de referencia, sobre el tuyo. E
         "t-22",
         """## Tu agente contra producción
 
-El agente de la lección es el de la lección: le faltan las defensas que un agente de verdad necesita (un corte de luz, un disco que falla, dos agentes en la misma carpeta, un modelo real…). El nivel de producción de la suite las prueba; con tu agente, cada fila que falla nombra la sección de [«De la lección a producción»](de_la_leccion_a_produccion.ipynb) que agrega esa defensa. Es un adelanto de lo que viene, no una nota.
+El agente de la lección es el de la lección: le faltan las defensas que un agente de verdad necesita (un corte de luz, un disco que falla, dos agentes en la misma carpeta, un modelo real…). El nivel de producción de la suite las prueba; con tu agente, cada fila que falla nombra la sección de [«De la lección a producción»](de_la_leccion_a_produccion.ipynb) que agrega esa defensa. Es un adelanto de lo que viene, no una nota, y corre cuando tu agente pasa el nivel de la lección entero (arriba): antes, cada fila fallaría por una pieza de la lección, no por una defensa.
 
 **Antes de ejecutar:** ¿cuál de estas fallas crees que le pasaría primero a tu agente en tu propia máquina?""",
     ),
     (
         "code",
         "t-23",
-        """# NBVAL_IGNORE_OUTPUT
-# (qué filas aplican depende del sistema: sin una FIFO con tope, como en Windows, las de la espera no)
-taller.produccion()""",
+        "taller.produccion()",
     ),
     (
         "md",

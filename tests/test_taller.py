@@ -11,6 +11,8 @@ import sys
 import nbformat
 import pytest
 
+from harness.conformidad.checks import CAPABILITIES
+from harness.taller import DECIDED_BY, PREVIEW_WAITS, STUB
 from maintainer import paths, taller
 from solutions.grading.notebook_run import execute
 
@@ -54,6 +56,22 @@ def test_the_blank_workbook_says_not_yet_and_never_a_traceback():
         text = outputs_text(cell)
         assert "todavía no" in text and "Traceback" not in text, cell.id
     assert all(o.output_type != "error" for c in cells for o in c.outputs)
+
+
+def test_the_blank_preview_of_production_says_why_it_waits_and_runs_nothing():
+    preview = next(c for c in stored().cells if c.source == "taller.produccion()")
+    (output,) = preview.outputs
+    assert output.output_type == "stream" and output.text.count("\n") == 1, output
+    assert output.text.startswith(PREVIEW_WAITS)
+
+
+def test_what_each_check_waits_for_is_a_blank_of_the_workbook():
+    """Cada nombre por el que espera una comprobación es un ``raise todavia_no(...)`` del taller (si la
+    lección cambia sus marcas, el atajo no puede quedar esperando algo que ya no existe)."""
+    text = "\n".join(c.source for c in stored().cells)
+    blanks = set(STUB.findall(text))
+    assert {name for name in DECIDED_BY.values() if name} <= blanks
+    assert set(DECIDED_BY) <= set(CAPABILITIES)
 
 
 def filled(tmp_path, replace=None):

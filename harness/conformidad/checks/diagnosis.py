@@ -64,6 +64,13 @@ def ledger_problems(entries, calls, messages, moment_text):
     expected = f"{EFFECTS_FILE} {moment_text}: {shown}; se esperaba {_names(calls)}"
     lost = [tid for tid in wanted if tid not in got]
     extra = [tid for tid in got if tid not in wanted]
+    if extra and all(got[tid] == tid for tid in extra):  # la clave es el nombre de la herramienta
+        return [
+            (
+                expected,
+                f"{EFFECTS_FILE} anota por el nombre de la herramienta ({', '.join(extra)}), no por su tool_use_id: dos llamadas a la misma herramienta se pisarían, y reconcile busca pendingToolUse.id",
+            )
+        ]
     if lost and got and all(tid in wanted for tid in got) and len(got) == 1 and len(wanted) > 1:
         return [
             (
@@ -129,7 +136,15 @@ def crash_problems(record):
         ]
     messages = cp.get("messages") or []
     problems = []
-    if exp.pending and exp.pending.id in {b.get("id") for b in blocks_of(messages, "tool_use")}:
+    ran = {b.get("tool_use_id") for b in blocks_of(messages, "tool_result")}
+    if exp.pending and exp.pending.id in ran:  # el punto A, guardado después de la herramienta
+        problems.append(
+            (
+                f"el punto A de {label} ya trae el tool_result de su llamada en messages",
+                "la herramienta de este turno ya había corrido cuando se guardó el punto A: el punto A se guarda antes de ejecutarla, para que una caída durante la herramienta deje anotada su llamada colgante",
+            )
+        )
+    elif exp.pending and exp.pending.id in {b.get("id") for b in blocks_of(messages, "tool_use")}:
         problems.append(
             (
                 f"el punto A de {label} ya trae el turno del asistente en messages",

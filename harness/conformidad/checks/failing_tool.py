@@ -49,9 +49,10 @@ def failing_count_words(ctx):
             "una herramienta que falla igual devuelve un tool_result, con is_error",
         )
     elif not all(r.get("is_error") is True for r in results):
+        also = f", y no se anota en {EFFECTS_FILE} (no ocurrió)" if recorded else ""
         problem = (
-            "un tool_result de count_words sin is_error",
-            "el error de una herramienta llega al modelo con is_error: true, nunca como un resultado normal",
+            "un tool_result de count_words sin is_error" + (", y anotado" if recorded else ""),
+            f"el error de una herramienta llega al modelo con is_error: true, nunca como un resultado normal{also}",
         )
     elif not all(str(r.get("content", "")).startswith(ERROR_PREFIX) for r in results):
         problem = (

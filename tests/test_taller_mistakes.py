@@ -1,0 +1,258 @@
+"""Cada error plausible de quien estudia da ✗ en la comprobación de su pieza, en el taller mismo: el taller
+se llena con las celdas de la lección en un kernel de verdad (cada celda con su id, como la manda
+JupyterLab), se escribe el error en la celda de su pieza como lo escribiría quien estudia, se ejecuta la
+comprobación que sigue a esa celda (el agente corre como procesos de verdad) y su tabla tiene que mostrar
+✗ en una fila de esa pieza, con una pista que nombra la causa (sin dar el código). Las mismas
+comprobaciones con el código de la lección dan ✓ (``test_each_check_passes_with_the_lessons_code``), así
+que cada ✗ es del error, no del taller."""
+
+from typing import NamedTuple
+
+import nbformat
+import pytest
+
+from harness.taller import DECIDED_BY, PREVIEW_WAITS
+from maintainer import taller
+from maintainer.taller_kernel import filled_workbook, lesson
+
+pytestmark = pytest.mark.slow
+
+
+class Mistake(NamedTuple):
+    name: str
+    cell: str  # el id de la celda «tu turno» del taller donde se comete
+    old: str  # el texto de la lección que cambia (una sola vez en esa celda)
+    new: str
+    check: str  # la celda de la comprobación que sigue a esa pieza
+    row: str  # lo que dice la fila que tiene que fallar
+    cause: str  # lo que tiene que decir su pista
+
+
+POINT_A = (
+    '        pending = {"id": call["id"], "name": call["name"], "input": call["input"]}\n'
+    "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))  # tu turno: punto_A\n"
+    "        print(f\"[turn {turns}][save A] pending={pending['name']}\")\n"
+    '        crash_point("after-save-a")\n'
+)
+PUSH = '        messages.append({"role": "assistant", "content": content})\n'
+RUN_TOOLS = '        messages.append({"role": "user", "content": run_tool_uses(content)})\n'
+RECORD = '            save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})\n'
+FAILED = (
+    "        except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7\n"
+    '            error = f"Error de ejecución de la herramienta: {err}"\n'
+    "            results.append(\n"
+    '                {"type": "tool_result", "tool_use_id": block["id"], "content": error, "is_error": True}\n'
+    "            )\n"
+    "            continue\n"
+)
+READ_ONLY_BRANCH = (
+    '    if pending["name"] in READ_ONLY:\n'
+    '        print(f"{where} fallo en el registro, herramienta de solo lectura, volviendo a ejecutar")\n'
+    '        output = run_tool(pending["name"], pending["input"])\n'
+    '        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})\n'
+    '        return {"type": "tool_result", "tool_use_id": pending["id"], "content": output}\n\n'
+)
+
+
+def parse_error(cell_id="taller-code-22"):
+    """El «except» de la lección que lanza el error de «no se pudo parsear», entero."""
+    code = taller.lesson_cells()[cell_id.removeprefix("taller-")]
+    start = code.index("    except ValueError:\n")
+    return code[start : code.index(") from None\n", start) + len(") from None\n")]
+
+
+WRITING, READING, FRESH, POINTS = (
+    'taller.comprobar("escritura")',
+    'taller.comprobar("lectura")',
+    'taller.comprobar("apertura")',
+    'taller.comprobar("puntos")',
+)
+LEDGER, RECONCILE = 'taller.comprobar("registro", "falla", "puntos")', 'taller.comprobar("reconcile")'
+
+MISTAKES = [
+    Mistake(
+        "anota antes de ejecutar",
+        "taller-code-38",
+        "        try:\n            output = run_tool(",
+        '        save_effect(block["id"], {"name": block["name"], "result": None, "at": now_ms()})\n'
+        "        try:\n            output = run_tool(",
+        LEDGER,
+        "after-tool:1",
+        "se anotó antes de ejecutar",
+    ),
+    Mistake(
+        "guarda el punto A después de agregar el turno",
+        "taller-code-28",
+        POINT_A + PUSH,
+        PUSH + POINT_A,
+        POINTS,
+        "after-save-a:",
+        "antes de agregar el turno del asistente",
+    ),
+    Mistake(
+        "guarda el punto A después de la herramienta",
+        "taller-code-28",
+        POINT_A + PUSH + RUN_TOOLS,
+        PUSH + RUN_TOOLS + POINT_A,
+        POINTS,
+        "after-save-a:",
+        "ya había corrido cuando se guardó el punto A",
+    ),
+    Mistake(
+        "escribe directo, sin temporal",
+        "taller-code-20",
+        '    tmp = path + ".tmp"\n    with open(tmp, "w", encoding="utf-8") as f:\n'
+        "        json.dump(data, f, ensure_ascii=False, indent=2)\n    os.replace(tmp, path)\n",
+        '    with open(path, "w", encoding="utf-8") as f:\n'
+        "        json.dump(data, f, ensure_ascii=False, indent=2)\n",
+        WRITING,
+        "un .tmp a medias",
+        "temporal",
+    ),
+    Mistake(
+        "un punto de control por defecto si no se puede parsear",
+        "taller-code-22",
+        parse_error(),
+        "    except ValueError:  # a medias: se empieza de nuevo\n"
+        '        return checkpoint(TASK, 0, 0, [{"role": "user", "content": TASK}], None)\n',
+        READING,
+        "cortado",
+        "nunca un valor por defecto",
+    ),
+    Mistake(
+        "anota por el nombre de la herramienta",
+        "taller-code-38",
+        RECORD,
+        RECORD.replace('save_effect(block["id"]', 'save_effect(block["name"]'),
+        LEDGER,
+        "after-effect-write:1",
+        "no por su tool_use_id",
+    ),
+    Mistake(
+        "deja la llamada colgante en el punto B",
+        "taller-code-28",
+        "save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))",
+        "save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))",
+        POINTS,
+        "after-save-b:1",
+        "pendingToolUse en null",
+    ),
+    Mistake(
+        "una corrida nueva conserva el registro",
+        "taller-code-28a",
+        "for path in (CHECKPOINT_PATH, EFFECTS_PATH):",
+        "for path in (CHECKPOINT_PATH,):",
+        FRESH,
+        "una corrida nueva sobre los archivos de otra",
+        "borra effects.json",
+    ),
+    Mistake(
+        "contesta is_error a una de solo lectura sin anotación",
+        "taller-code-46",
+        READ_ONLY_BRANCH,
+        "",
+        RECONCILE,
+        "after-save-a:1",
+        "una herramienta de solo lectura sin anotación recibió is_error",
+    ),
+    Mistake(
+        "anota una herramienta que falla como si hubiera andado",
+        "taller-code-38",
+        FAILED,
+        "        except Exception as err:\n"
+        '            output = f"Error de ejecución de la herramienta: {err}"\n',
+        LEDGER,
+        "count_words falla",
+        "nunca como un resultado normal, y no se anota",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def workbook(tmp_path_factory):
+    """El taller lleno en un kernel, hasta la última comprobación de una pieza (compartido)."""
+    kernel, checks = filled_workbook(tmp_path_factory.mktemp("taller"))
+    try:
+        yield kernel, checks
+    finally:
+        kernel.stop()
+
+
+def stored_cells():
+    return nbformat.read(taller.WORKBOOK, as_version=4).cells
+
+
+def rows(shown):
+    """[(fila entera, resultado, pista)] de las tablas de una comprobación, en su texto plano."""
+    found = []
+    for line in shown.splitlines():
+        parts = line.rsplit(" | ", 2)
+        if len(parts) == 3 and parts[1] in ("✓", "✗", "todavía no", "no aplica"):
+            found.append((line, parts[1], parts[2]))
+    return found
+
+
+@pytest.mark.parametrize("check", sorted({m.check for m in MISTAKES}))
+def test_each_check_passes_with_the_lessons_code(workbook, check):
+    kernel, checks = workbook
+    shown = kernel.run(check, checks[check])
+    statuses = {status for _, status, _ in rows(shown)}
+    assert statuses == {"✓"}, shown[-3000:]
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=[m.name for m in MISTAKES])
+def test_each_mistake_fails_its_pieces_check_with_a_hint_that_names_it(workbook, mistake):
+    kernel, checks = workbook
+    right = lesson(mistake.cell)
+    assert right.count(mistake.old) == 1, (
+        f"{mistake.name}: el texto a cambiar ya no está (una vez) en la lección"
+    )
+    try:
+        assert "Traceback" not in kernel.run(right.replace(mistake.old, mistake.new), mistake.cell)
+        shown = kernel.run(mistake.check, checks[mistake.check])
+    finally:
+        kernel.run(right, mistake.cell)  # la siguiente prueba parte del taller bien escrito
+    assert "Traceback" not in shown and "no corrió" not in shown, shown[-3000:]
+    failed = [(line, hint) for line, status, hint in rows(shown) if status == "✗" and mistake.row in line]
+    assert failed, f"ninguna fila ✗ con «{mistake.row}»:\n{shown[-4000:]}"
+    assert any(mistake.cause in hint for _, hint in failed), failed
+
+
+# Lo que corre la suite de verdad, dentro del kernel, sobre el agente que arma el taller (sin el atajo).
+REAL_STATUSES = (
+    "from harness.conformidad.processes import Context\n"
+    "from harness.conformidad.suite import run_suite\n"
+    "print(sorted({{r.status for _, rows in run_suite(Context(str(taller.export()), {{}}), [{piece!r}]) for r in rows}}))"
+)
+SHORTCUTS = sorted((piece, blank) for piece, blank in DECIDED_BY.items() if blank) + [("caidas", "reconcile")]
+
+
+@pytest.mark.parametrize("piece, blank", SHORTCUTS)
+def test_a_check_that_waits_for_a_blank_piece_says_what_running_it_would(workbook, piece, blank):
+    """El atajo del taller (no correr las filas de una pieza cuya parte sigue en blanco) muestra lo mismo
+    que correrlas: todas «todavía no»."""
+    kernel, _ = workbook
+    cell = next(c for c in stored_cells() if f'raise todavia_no("{blank}")' in c.source)
+    try:
+        kernel.run(cell.source, cell.id)  # la celda como viene en el taller, en blanco
+        real = kernel.run(REAL_STATUSES.format(piece=piece), "medida")
+        shown = kernel.run(f"taller.comprobar({piece!r})", "medida")
+    finally:
+        kernel.run(lesson(cell.id), cell.id)
+    assert real.strip() == "['todavía no']", real
+    assert f"falta escribir {blank}" in shown and "✓" not in shown and "✗" not in shown, shown
+
+
+def test_the_preview_of_production_waits_for_the_lesson_tier(workbook):
+    """Con un error que el nivel de la lección falla, el adelanto de producción lo dice en una línea y no
+    muestra su tabla: cada fila fallaría por la lección, no por una defensa."""
+    kernel, _ = workbook
+    mistake = next(m for m in MISTAKES if m.name == "deja la llamada colgante en el punto B")
+    right = lesson(mistake.cell)
+    try:
+        kernel.run(right.replace(mistake.old, mistake.new), mistake.cell)
+        shown = kernel.run("taller.produccion()", "t-23")
+    finally:
+        kernel.run(right, mistake.cell)
+    (line,) = shown.strip().splitlines()  # una línea, sin la tabla de producción
+    assert line.startswith(PREVIEW_WAITS) and "taller.conformidad()" in line, line
