@@ -12,13 +12,13 @@ guionado, envuelto para que haga lo que hace un modelo real (o lo que le pasa a 
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
 from harness.errors import HarnessError
 from harness.runner import AgentRun, agent_command, default_signals, load_agent
 from harness.scripted_model import Message, ScriptedModel, TextBlock, ToolUseBlock
+from harness.strace_log import STRACE
 from harness.tools import NOTES_PATH
 
 # Lo que escribe en stderr el modelo «espera» cuando se queda esperando, antes del turno 3.
@@ -143,13 +143,12 @@ def finish(proc, send=None):
 def run_with_strace(workdir, *, agent, path, inject, resume=False, env=None):
     """El agente con strace haciendo fallar cada llamada ``inject`` (p. ej. ``openat:error=EIO``) que
     toca ``path`` dentro de ``workdir``: una falla del sistema de verdad, que dura."""
-    strace = shutil.which("strace")
-    if not strace:
+    if not STRACE:
         raise HarnessError("Esto necesita strace (Linux): instálalo, por ejemplo con apt install strace.")
     args, full_env = agent_command(workdir, agent=agent, resume=resume, env=env)
     syscall = inject.partition(":")[0]
     target = os.path.join(os.path.abspath(workdir), path)
-    prefix = [strace, "-qq", "-o", os.devnull, "-P", target]  # solo las llamadas que tocan ``path``
+    prefix = [STRACE, "-qq", "-o", os.devnull, "-P", target]  # solo las llamadas que tocan ``path``
     prefix += ["-e", f"trace={syscall}", "-e", f"inject={inject}"]
     return _finished([*prefix, *args], full_env, workdir)
 
