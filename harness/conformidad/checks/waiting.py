@@ -22,7 +22,8 @@ from harness.contract import parse_log
 from harness.escenario import TASK
 from harness.runner import AgentRun, start_agent_process
 
-from ..rows import judged
+from ..processes import scratch
+from ..rows import judged, not_applicable
 
 SAFETY = 60  # una red de seguridad, no una medida: el agente llega ahí en décimas de segundo
 FIRST_REQUEST = (json.dumps([{"role": "user", "content": TASK}], ensure_ascii=False) + "\n").encode()
@@ -129,3 +130,18 @@ def _wait_held(proc, fifo, out):
             return holders[0]
         time.sleep(0.01)  # se espera un estado (punto B impreso y la FIFO abierta), no un tiempo
     return None
+
+
+def while_waiting(ctx, scenario, expected, section, act, judge):
+    """La fila de una defensa que se prueba con el agente esperando al modelo, en una carpeta nueva
+    ``w``: ``act(w, held)`` mientras espera, y ``judge(w, lo que devolvió act)`` ya sin él. «No aplica»
+    si aquí no se puede dejarlo esperando, y ✗ si no llegó a esperar."""
+    why = unavailable()
+    if why:
+        return not_applicable(scenario, why, section)
+    with scratch() as w:
+        with waiting_for_model(ctx, w) as held:
+            if held.holder is None:
+                return held.not_held(scenario, expected, section)
+            acted = act(w, held)
+        return judge(w, acted)
