@@ -21,10 +21,12 @@ import time
 from harness.conformidad.processes import Context
 from harness.conformidad.report import all_passed
 from harness.conformidad.suite import run_suite, workers
+from harness.escenario import EFFECT, SCRIPT, label
 from harness.runner import run_agent_process
 from maintainer.paths import REFERENCE_AGENT
 
 TARGET = 12
+CRASH = label(EFFECT, len(SCRIPT))  # la caída de la medida: after-effect-write:3
 
 
 def children_cpu():
@@ -34,10 +36,11 @@ def children_cpu():
 
 
 def one_crash_and_resume(agent):
-    """(segundos, segundos de CPU) de una caída en after-effect-write:3 y su --resume."""
+    """(segundos, segundos de CPU) de una caída en ``CRASH`` y su --resume (``python agent.py``, como en
+    la terminal: sin servidor de corridas)."""
     with tempfile.TemporaryDirectory() as w:
         start, cpu = time.perf_counter(), children_cpu()
-        run_agent_process(w, agent=agent, crash_after="after-effect-write:3")
+        run_agent_process(w, agent=agent, crash_after=CRASH)
         run_agent_process(w, agent=agent, resume=True)
         return time.perf_counter() - start, children_cpu() - cpu
 
