@@ -109,11 +109,13 @@ def _execute(argv):
     exec(code, main.__dict__)
 
 
-def _run(spec, fds, ready):
+def _run(spec, fds, ready, go):
     """La corrida: nunca vuelve al bucle del servidor; devuelve su código (el intérprete termina como
     siempre: atexit, hilos, vaciar stdout) o muere por SIGINT como ``python`` con un Ctrl-C sin atrapar."""
     os.setsid()
     os.close(ready)  # el servidor ya puede decir el pid: la corrida tiene su propio grupo
+    os.read(go, 1)  # y empieza cuando quien la pidió ya sabe su pid (aunque después mate al servidor)
+    os.close(go)
     adopt(fds, spec["cwd"], spec["env"])
     signal.signal(signal.SIGINT, signal.default_int_handler)  # el servidor la ignora
     try:
@@ -143,19 +145,21 @@ def serve(sock):
         message, fds, _, _ = socket.recv_fds(sock, MESSAGE, 3)
         if not message:
             return 0
-        ready_r, ready_w = os.pipe()
+        (ready_r, ready_w), (go_r, go_w) = os.pipe(), os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             sock.close()
-            os.close(ready_r)
-            return _run(json.loads(message), fds, ready_w)
-        for fd in (*fds, ready_w):
+            for fd in (ready_r, go_w):
+                os.close(fd)
+            return _run(json.loads(message), fds, ready_w, go_r)
+        for fd in (*fds, ready_w, go_r):
             os.close(fd)
         os.read(ready_r, 1)  # el hijo ya está en su sesión (o murió): se lo puede matar por grupo
         os.close(ready_r)
         sock.send(json.dumps({"pid": pid}).encode())
+        os.close(go_w)
         _, status = os.waitpid(pid, 0)
         sock.send(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}).encode())
 
@@ -166,6 +170,16 @@ def serve(sock):
 def available():
     """¿Hay con qué? (POSIX con ``fork``, sockets que pasan descriptores y ``pidfd``: Linux.)"""
     return hasattr(socket, "send_fds") and hasattr(os, "pidfd_open") and sys.platform.startswith("linux")
+
+
+def shut_down(sock, process, timeout=10):
+    """Apaga un servidor: cierra su socket (sale al leer el fin) y lo espera; si no sale, SIGKILL."""
+    sock.close()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class Server:
@@ -204,12 +218,7 @@ class Server:
         return Served(self, json.loads(reply)["pid"])
 
     def close(self):
-        self.sock.close()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        shut_down(self.sock, self.process)
 
 
 class Served:

@@ -156,6 +156,11 @@ class Servers:
                 self._all.append(server)
         return server
 
+    def __len__(self):
+        """Cuántos servidores arrancaron desde el último ``close``."""
+        with self._lock:
+            return len(self._all)
+
     def close(self):
         """Apaga todos (al terminar la suite); si se vuelven a pedir, arrancan de nuevo."""
         with self._lock:
