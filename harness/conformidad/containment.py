@@ -110,7 +110,7 @@ def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP, servers=None):
 def _start(args, cwd, env, servers):
     """(proceso, servidor): la corrida lanzada con ``Popen`` (servidor None) o nacida de un servidor
     de corridas, con los mismos pipes y sin entrada estándar."""
-    argv = forkserver.program(args) if servers else None
+    argv = forkserver.program(args) if servers is not None else None
     if argv is None:
         popen = subprocess.Popen(
             args,

@@ -58,7 +58,7 @@ def run_suite(ctx, pieces=None, progress=None, production=False):
     try:
         return _collect(ctx, chosen, runs, jobs, progress)
     finally:
-        if ctx.bounds.servers:
+        if ctx.bounds.servers is not None:
             ctx.bounds.servers.close()
 
 
