@@ -21,6 +21,7 @@ que ignora SIGINT y SIGTERM sin manejador (las filas de señales medirían otra 
 intermedio costaría un proceso más por corrida y escondería la señal que mató al agente.
 """
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -105,6 +106,21 @@ def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP, servers=None):
         reader.drain(DRAIN_SECONDS, lambda: kill(reader.pipe_inodes))
     out, err = reader.text()
     return Outcome(proc.returncode if ended == "exit" else -1, out, err, ended)
+
+
+@contextlib.contextmanager
+def row_process(start):
+    """Un proceso que una fila lanza por su cuenta (``start()``, sin ``run_contained``: el agente que
+    espera al modelo), protegido mientras dura: ``kill_adopted`` no lo toma por un huérfano (lo mataría
+    y lo recogería, y su ``Popen`` diría código 0). Se lanza con el candado tomado por lo mismo."""
+    with _started_lock:
+        proc = start()
+        _started.add(proc.pid)
+    try:
+        yield proc
+    finally:
+        with _started_lock:
+            _started.discard(proc.pid)
 
 
 def _start(args, cwd, env, servers):

@@ -5,6 +5,7 @@ le mande una señal. Se sabe que llegó ahí por un evento: imprimió su punto B
 Solo Linux (una FIFO con tope, ``/proc``)."""
 
 import contextlib
+import functools
 import json
 import os
 import select
@@ -22,6 +23,7 @@ from harness.contract import parse_log
 from harness.escenario import TASK
 from harness.runner import AgentRun, start_agent_process
 
+from ..containment import row_process
 from ..processes import scratch
 from ..rows import judged, not_applicable
 
@@ -96,7 +98,7 @@ def _drain(stream, into):
 def waiting_for_model(ctx, workdir, prefix=(), env=None):
     """El agente arrancado en ``workdir`` y detenido en su segunda llamada al modelo (``holder`` None si
     no llegó ahí: terminó antes o se quedó en otro lado)."""
-    with tempfile.TemporaryDirectory(prefix="conformidad-modelo-") as folder:
+    with tempfile.TemporaryDirectory(prefix="conformidad-modelo-") as folder, contextlib.ExitStack() as stack:
         fifo = os.path.join(folder, "pedidos.fifo")
         os.mkfifo(fifo)
         fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
@@ -105,7 +107,8 @@ def waiting_for_model(ctx, workdir, prefix=(), env=None):
             size = fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
             os.write(fd, b"x" * (size - len(FIRST_REQUEST)))  # cabe el primer pedido, el segundo no
             log = {**ctx.env, **(env or {}), "SCRIPTED_MODEL_LOG": fifo}
-            proc = start_agent_process(workdir, agent=ctx.agent, env=log, prefix=prefix)
+            start = functools.partial(start_agent_process, workdir, agent=ctx.agent, env=log, prefix=prefix)
+            proc = stack.enter_context(row_process(start))
             out, err = [], []
             readers = [
                 threading.Thread(target=_drain, args=(s, b), daemon=True)
