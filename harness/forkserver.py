@@ -117,7 +117,7 @@ def _run(spec, fds, ready, go):
     os.read(go, 1)  # y empieza cuando quien la pidió ya sabe su pid (aunque después mate al servidor)
     os.close(go)
     adopt(fds, spec["cwd"], spec["env"])
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # el servidor la ignora
+    signal.signal(signal.SIGINT, spec.pop("sigint"))  # la del intérprete al arrancar: el servidor la ignora
     try:
         _execute(spec["argv"])
     except SystemExit as done:
@@ -140,7 +140,9 @@ def serve(sock):
     """Atiende pedidos hasta que se cierra el socket; en el hijo de cada fork, devuelve su código."""
     for name in PRELOAD:
         __import__(name)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # lo apaga su socket, no un Ctrl-C
+    # Lo apaga su socket, no un Ctrl-C; cada corrida recibe la que tendría un intérprete recién
+    # arrancado con lo que heredó el servidor (el manejador de Python, o SIG_IGN si la heredó ignorada).
+    sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         message, fds, _, _ = socket.recv_fds(sock, MESSAGE, 3)
         if not message:
@@ -153,7 +155,7 @@ def serve(sock):
             sock.close()
             for fd in (ready_r, go_w):
                 os.close(fd)
-            return _run(json.loads(message), fds, ready_w, go_r)
+            return _run({**json.loads(message), "sigint": sigint}, fds, ready_w, go_r)
         for fd in (*fds, ready_w, go_r):
             os.close(fd)
         os.read(ready_r, 1)  # el hijo ya está en su sesión (o murió): se lo puede matar por grupo
