@@ -29,15 +29,19 @@ SERVER_MARK = "HARNESS_SERVIDOR_DE_CORRIDAS"
 IMPORT_TIME = ("AGENT_MAX_TURNS", "AGENT_JITTER_MS")
 # Lo que el intérprete lee al arrancar: una corrida que lo cambia necesita otro servidor.
 _STARTUP_NAMES = ("LANG", "LC_ALL", "LC_CTYPE", *IMPORT_TIME)
-# Lo que se importa una vez, antes de los forks: lo que importa un agente de la lección (salvo lo que
-# lee el entorno al importarse, ``IMPORT_TIME``) y el driver de la suite.
+# Lo que se importa una vez, antes de los forks: lo que importa un agente de la lección y el driver de
+# la suite. Lo que lee el entorno al importarse (``IMPORT_TIME``) también: un servidor atiende solo
+# corridas con los mismos valores que él (``startup_env``).
 PRELOAD = (
+    "runpy",
+    "harness.base_loop",
     "harness.clients",
     "harness.contract",
     "harness.crash",
     "harness.durable",
     "harness.errors",
     "harness.guards",
+    "harness.jitter",
     "harness.replies",
     "harness.runner",
     "harness.session",

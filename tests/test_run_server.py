@@ -109,3 +109,15 @@ def test_only_this_interpreter_running_a_file_or_a_module_is_served():
     assert forkserver.program(["strace", sys.executable, __file__]) is None
     assert forkserver.program([sys.executable, "-c", "pass"]) is None
     assert forkserver.program(["node", "agent.js"]) is None
+
+
+def test_what_the_harness_reads_on_import_comes_from_the_run_not_from_the_server(tmp_path, servers):
+    path = tmp_path / "tope.py"
+    path.write_text("from harness.base_loop import MAX_TURNS\nprint(MAX_TURNS)\n", encoding="utf-8")
+    args = [sys.executable, str(path)]
+    for asked in ("", "2", "7"):
+        env = {**os.environ, "AGENT_MAX_TURNS": asked}
+        done = containment.run_contained(args, cwd=str(tmp_path), env=env, timeout=60, servers=servers)
+        plain = containment.run_contained(args, cwd=str(tmp_path), env=env, timeout=60)
+        assert done == plain and done.stdout.strip() == (asked or "20")
+    assert len(servers) == 3  # uno por valor: el módulo ya importado no miente
