@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 
+from harness.escenario import EFFECT, SCRIPT, label
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT, ROOT
 
 NODE_AGENT = os.path.join(ROOT, "tests", "data", "node_agent", "agent.js")
@@ -47,7 +48,7 @@ def children_cpu():
 
 def crash_and_resume(command, workdir):
     """Segundos de CPU de una caída en after-effect-write:3 y su --resume, en ``workdir``."""
-    env = {**os.environ, "AGENT_WORKDIR": workdir, "CRASH_AFTER": "after-effect-write:3"}
+    env = {**os.environ, "AGENT_WORKDIR": workdir, "CRASH_AFTER": label(EFFECT, len(SCRIPT))}
     before = children_cpu()
     crashed = subprocess.run(command, cwd=workdir, env=env, capture_output=True, check=False)
     env.pop("CRASH_AFTER")

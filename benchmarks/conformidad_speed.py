@@ -4,11 +4,13 @@ mismo agente, en la misma corrida (el objetivo del issue 32: a lo sumo 12 veces)
     python -m benchmarks.conformidad_speed [--agente solutions/agent.py] [--rondas 3]
 
 Cada ronda mide primero una caída en after-effect-write:3 más su --resume (dos procesos, uno tras
-otro, en una carpeta nueva) y después el nivel de la lección entero (``run_suite``, en paralelo: un
-trabajador por núcleo). Se informa la mediana de cada medida (tiempo de reloj y CPU de los procesos
-hijos) y sus cocientes; las rondas alternan las
-dos medidas, así un cambio de ritmo de la máquina les toca a ambas. Al final, la carga de la máquina
-(``os.getloadavg``) antes y después.
+otro, en una carpeta nueva, lanzados como en la terminal: ``python agent.py``) y después el nivel de la
+lección entero (``run_suite``, en paralelo: un trabajador por núcleo; sus corridas de Python nacen de un
+servidor de corridas, ``harness.forkserver``, y ``CONFORMIDAD_SERVIDOR=0`` lo apaga). Se informa la
+mediana de cada medida (tiempo de reloj y CPU de los procesos hijos, los servidores y sus corridas
+incluidos; y aparte la CPU de la suite misma) y sus cocientes; las rondas alternan las dos medidas, así
+un cambio de ritmo de la máquina les toca a ambas. Al final, la carga de la máquina (``os.getloadavg``)
+antes y después.
 """
 
 import argparse
@@ -21,33 +23,38 @@ import time
 from harness.conformidad.processes import Context
 from harness.conformidad.report import all_passed
 from harness.conformidad.suite import run_suite, workers
+from harness.escenario import EFFECT, SCRIPT, label
 from harness.runner import run_agent_process
 from maintainer.paths import REFERENCE_AGENT
 
 TARGET = 12
+CRASH = label(EFFECT, len(SCRIPT))  # la caída de la medida: after-effect-write:3
 
 
-def children_cpu():
-    """Segundos de CPU (usuario + sistema) de los procesos hijos que ya terminaron."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+def children_cpu(who=resource.RUSAGE_CHILDREN):
+    """Segundos de CPU (usuario + sistema) de los procesos hijos que ya terminaron (o de este, con
+    ``RUSAGE_SELF``)."""
+    usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
 
 
 def one_crash_and_resume(agent):
-    """(segundos, segundos de CPU) de una caída en after-effect-write:3 y su --resume."""
+    """(segundos, segundos de CPU) de una caída en ``CRASH`` y su --resume (``python agent.py``, como en
+    la terminal: sin servidor de corridas)."""
     with tempfile.TemporaryDirectory() as w:
         start, cpu = time.perf_counter(), children_cpu()
-        run_agent_process(w, agent=agent, crash_after="after-effect-write:3")
+        run_agent_process(w, agent=agent, crash_after=CRASH)
         run_agent_process(w, agent=agent, resume=True)
         return time.perf_counter() - start, children_cpu() - cpu
 
 
 def lesson_tier(agent):
-    """(segundos, segundos de CPU de los agentes, filas) del nivel de la lección entero."""
-    start, cpu = time.perf_counter(), children_cpu()
+    """(segundos, segundos de CPU de los agentes, de la suite misma, filas) del nivel de la lección."""
+    start, cpu, own = time.perf_counter(), children_cpu(), children_cpu(resource.RUSAGE_SELF)
     results = run_suite(Context(agent, {}))
     rows = [row for _, rows in results for row in rows]
-    return time.perf_counter() - start, children_cpu() - cpu, rows
+    own = children_cpu(resource.RUSAGE_SELF) - own
+    return time.perf_counter() - start, children_cpu() - cpu, own, rows
 
 
 def main(argv=None):
@@ -63,13 +70,14 @@ def main(argv=None):
         suite.append(measure)
         if not all_passed(rows):
             print("Aviso: el agente no pasa el nivel de la lección; la medida vale igual, pero revísalo.")
-    (one, one_cpu), (whole, whole_cpu) = (
+    (one, one_cpu), (whole, whole_cpu, own_cpu) = (
         [statistics.median(m) for m in zip(*x, strict=True)] for x in (single, suite)
     )
     print(f"una caída + --resume: {one:.2f} s, {one_cpu:.2f} s de CPU (mediana de {args.rondas})")
     print(
         f"nivel de la lección: {whole:.2f} s, {whole_cpu:.2f} s de CPU, {len(rows)} filas, {workers()} trabajadores"
     )
+    print(f"CPU de la suite misma (hilos, contención): {own_cpu:.2f} s")
     print(f"cociente: {whole / one:.1f}× (objetivo: a lo sumo {TARGET}×)")
     # Con la máquina ocupada por otros, el reloj no mide la suite: el trabajo (CPU) sí, y repartido entre
     # los trabajadores da el cociente que tendría la máquina libre.

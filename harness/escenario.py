@@ -48,7 +48,14 @@ TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt
 SCRIPT = ("read_notes", "count_words", "write_report")
 TURNS = {n: Call(call_id(n), name) for n, name in enumerate(SCRIPT, 1)}
 VERIFY = "check_report"
-LABELS = tuple(f"{kind}:{turn}" for turn in TURNS for kind in KINDS)  # en el orden en que ocurren
+
+
+def label(kind, turn):
+    """La etiqueta de caída «after-tool:3» (el valor de CRASH_AFTER)."""
+    return f"{kind}:{turn}"
+
+
+LABELS = tuple(label(kind, turn) for turn in TURNS for kind in KINDS)  # en el orden en que ocurren
 EXIT_CRASH, EXIT_RESUMED = EXIT_KILLED, EXIT_DONE
 
 

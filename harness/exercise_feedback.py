@@ -18,6 +18,7 @@ import unicodedata
 from harness.contract import BRANCH_WORDS, CHECKPOINT_FILE, EFFECTS_FILE
 from harness.disk_state import read_disk_state
 from harness.errors import HarnessError
+from harness.escenario import TURNS
 from harness.export import PRODUCTION_NOTEBOOK, export_agent
 from harness.kill_at_moment import run_and_kill
 from harness.runner import load_agent, run_agent_process
@@ -144,10 +145,10 @@ def check_prediction_format(n, prediction):
 
 # —— Nivel 2 ——
 
-TOOL_USE_ID = "toolu_03"
+TOOL_USE_ID = TURNS[3].id
 REPORT_INPUT = {"path": REPORT_PATH, "content": f"{REPORT_TITLE}\n\nClientes con novedades: 5.\n"}
 # El turno 3 de la lección: el modelo pide write_report, la herramienta con efecto secundario.
-WRITE_REPORT_CALL = [{"type": "tool_use", "id": TOOL_USE_ID, "name": "write_report", "input": REPORT_INPUT}]
+WRITE_REPORT_CALL = [{"type": "tool_use", "id": TOOL_USE_ID, "name": TURNS[3].name, "input": REPORT_INPUT}]
 # El instante entre el registro y la herramienta: lo primero que ocurra de los dos.
 BETWEEN = ("registro", "herramienta:write_report")
 WORKDIR = os.path.join("_trabajo", "nivel_2")

@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from harness.errors import HarnessError
+from harness.escenario import TURNS
 from harness.runner import AgentRun, agent_command, default_signals, load_agent
 from harness.scripted_model import Message, ScriptedModel, TextBlock, ToolUseBlock
 from harness.strace_log import STRACE
@@ -56,7 +57,7 @@ class TwoCalls(_Faulty):
 
     def reply(self, messages, response):
         if len(messages) == 1:
-            second = ToolUseBlock("toolu_02", "count_words", {"path": NOTES_PATH})
+            second = ToolUseBlock(TURNS[2].id, TURNS[2].name, {"path": NOTES_PATH})
             response.content = [*response.content, second]
         return response
 

@@ -12,10 +12,11 @@ from html import escape
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE
+from harness.escenario import KINDS
 
 # Los pasos de un turno de la lección, en orden, y la etiqueta de la caída que sigue a cada uno.
 TURN = ("punto A", "herramienta", "registro", "punto B")
-LABELS = ("after-save-a", "after-tool", "after-effect-write", "after-save-b")
+LABELS = tuple(KINDS)
 
 INK, PAPER, LINE, BOX, DEATH, WINDOW = "#1f2328", "#f6f8fa", "#8c959f", "#dde4ee", "#b42318", "#fff1c2"
 STEP_W, STEP_H, GAP, LEFT, ROW_H = 112, 34, 40, 150, 78

@@ -17,7 +17,7 @@ import json
 import os
 
 from harness.errors import HarnessError
-from harness.escenario import FINAL_TEXT, SCRIPT, VERIFIED_TEXT, VERIFY, call_id
+from harness.escenario import FINAL_TEXT, SCRIPT, TURNS, VERIFIED_TEXT, VERIFY, call_id
 from harness.jitter import jitter
 from harness.protocol import blocks_of, pairing_error
 from harness.tools import NOTES_PATH, READ_ONLY, REPORT_DAMAGED, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
@@ -217,13 +217,13 @@ class _TwoCallsMessages:
             raise ScriptError(f"la API rechazaría esta conversación (400): {error}")
         usage = Usage(input_tokens=120 + 60 * len(messages), output_tokens=40)
         if len(messages) == 1:
-            calls = [ToolUseBlock(f"toolu_0{n}", name, {"path": NOTES_PATH}) for n, name in TWO_CALLS]
+            calls = [ToolUseBlock(call.id, call.name, {"path": NOTES_PATH}) for call in TWO_CALLS]
             return Message(1, calls, "tool_use", usage)
         return Message(2, [TextBlock(TWO_CALLS_TEXT)], "end_turn", usage)
 
 
 # La frontera de la lección: un turno con dos llamadas a la vez, para ver qué anota el punto A.
-TWO_CALLS = ((1, "read_notes"), (2, "count_words"))
+TWO_CALLS = (TURNS[1], TURNS[2])
 TWO_CALLS_TEXT = "Leí las notas y conté sus palabras en el mismo turno."
 
 

@@ -19,7 +19,7 @@ import tempfile
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, FINISHED, done_text
-from harness.crash import KINDS
+from harness.escenario import KINDS
 from harness.runner import AgentRun, agent_command
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.strace_log import TRACED, parse_log, strace_prefix

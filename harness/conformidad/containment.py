@@ -34,6 +34,7 @@ import time
 import uuid
 from typing import NamedTuple
 
+from harness import forkserver
 from harness.errors import os_reason
 
 # La marca de cada corrida en el entorno del agente (y de todo lo que lance sin borrarla).
@@ -43,6 +44,7 @@ OUTPUT_CAP = 4 * 1024 * 1024
 # Lo que se espera, tras matar todo lo de la corrida, a que sus pipes lleguen al final.
 DRAIN_SECONDS = 2.0
 _PR_SET_CHILD_SUBREAPER = 36
+SERVER_ENV = "CONFORMIDAD_SERVIDOR"
 _LINUX = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 # Los procesos que arrancó este módulo y siguen vivos: kill_adopted no los toca (son de una fila).
@@ -75,39 +77,121 @@ def become_subreaper():
         return False
 
 
-def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP):
+def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP, servers=None):
     """Corre ``args`` en ``cwd`` con ``env`` y devuelve su ``Outcome``; al volver, no queda vivo ningún
-    proceso de la corrida que se pueda encontrar (grupo, marca, pipes)."""
+    proceso de la corrida que se pueda encontrar (grupo, marca, pipes). Con ``servers`` (``Servers``),
+    una corrida de este mismo intérprete nace de un servidor de corridas (``harness.forkserver``)."""
     if os.name != "posix":
         return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
     mark = uuid.uuid4().hex
     with _started_lock:
         try:
-            proc = subprocess.Popen(
-                args,
-                cwd=cwd,
-                env={**env, RUN_MARK: mark},
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            proc, server = _start(args, cwd, {**env, RUN_MARK: mark}, servers)
         except OSError as err:  # el programa no existe o no se puede ejecutar: como en la terminal, 127
             return Outcome(127, "", f"no se pudo lanzar {args[0]}: {os_reason(err)}", "exit")
         _started.add(proc.pid)
+    marks = {f"{RUN_MARK}={mark}", *(server.marks if server else ())}
+    spared = {server.process.pid} if server else set()
+    kill = lambda inodes=frozenset(): _kill_run(proc, marks, inodes, spared)  # noqa: E731
     reader = _Reader(proc, cap)
     try:
         ended = reader.wait_exit(timeout)
     finally:
-        _kill_run(proc, mark)
+        kill()
         proc.wait()
         with _started_lock:
             _started.discard(proc.pid)
         if _owns_children:
             kill_adopted()
-        reader.drain(DRAIN_SECONDS, lambda: _kill_run(proc, mark, reader.pipe_inodes))
+        reader.drain(DRAIN_SECONDS, lambda: kill(reader.pipe_inodes))
     out, err = reader.text()
     return Outcome(proc.returncode if ended == "exit" else -1, out, err, ended)
+
+
+@contextlib.contextmanager
+def row_process(start):
+    """Un proceso que una fila lanza por su cuenta (``start()``, sin ``run_contained``: el agente que
+    espera al modelo), protegido mientras dura: ``kill_adopted`` no lo toma por un huérfano (lo mataría
+    y lo recogería, y su ``Popen`` diría código 0). Se lanza con el candado tomado por lo mismo."""
+    with _started_lock:
+        proc = start()
+        _started.add(proc.pid)
+    try:
+        yield proc
+    finally:
+        with _started_lock:
+            _started.discard(proc.pid)
+
+
+def _start(args, cwd, env, servers):
+    """(proceso, servidor): la corrida lanzada con ``Popen`` (servidor None) o nacida de un servidor
+    de corridas, con los mismos pipes y sin entrada estándar."""
+    argv = forkserver.program(args) if servers is not None else None
+    if argv is None:
+        popen = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        return popen, None
+    (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
+    fds = (os.open(os.devnull, os.O_RDONLY), out_w, err_w)
+    server = servers.get(env)
+    try:
+        proc = server.spawn(argv, os.path.abspath(cwd), env, fds)
+    except OSError:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        raise
+    proc.stdout, proc.stderr = os.fdopen(out_r, "rb", 0), os.fdopen(err_r, "rb", 0)
+    return proc, server
+
+
+class Servers:
+    """Los servidores de corridas de una suite (``harness.forkserver``): uno por hilo (atienden una
+    corrida a la vez, así su marca señala solo a la corrida en curso) y por entorno de arranque."""
+
+    def __init__(self):
+        self._local, self._all, self._lock = threading.local(), [], threading.Lock()
+
+    def get(self, env):
+        """El servidor de este hilo para ``env`` (arranca uno si no hay, o si el anterior murió).
+        Se llama con ``_started_lock`` tomado: su pid queda entre los protegidos antes de existir."""
+        key = tuple(sorted(forkserver.startup_env(env).items()))
+        mine = self._local.__dict__.setdefault("servers", {})
+        server = mine.get(key)
+        if server is None or server.process.poll() is not None:
+            base = {k: v for k, v in os.environ.items() if k not in forkserver.startup_env(os.environ)}
+            server = mine[key] = forkserver.Server({**base, **dict(key)})
+            _started.add(server.process.pid)
+            with self._lock:
+                self._all.append(server)
+        return server
+
+    def __len__(self):
+        """Cuántos servidores arrancaron desde el último ``close``."""
+        with self._lock:
+            return len(self._all)
+
+    def close(self):
+        """Apaga todos (al terminar la suite); si se vuelven a pedir, arrancan de nuevo."""
+        with self._lock:
+            servers, self._all = self._all, []
+            self._local = threading.local()
+        for server in servers:
+            server.close()
+            with _started_lock:
+                _started.discard(server.process.pid)
+
+
+def forking():
+    """¿Nacen de un servidor las corridas de Python? (``CONFORMIDAD_SERVIDOR=0`` lo apaga: cada corrida
+    arranca su intérprete, como en la terminal.)"""
+    return forkserver.available() and os.environ.get(SERVER_ENV, "") != "0"
 
 
 def _run_plain(args, *, cwd, env, timeout):
@@ -139,9 +223,12 @@ class _Reader:
         for fd in self.data:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
-        self.pidfd = _pidfd(proc.pid)
-        if self.pidfd is not None:
-            self.selector.register(self.pidfd, selectors.EVENT_READ)
+        # Lo que se puede leer cuando la corrida terminó: su pidfd, o el socket de su servidor.
+        self.exit_fd = getattr(proc, "exit_fd", None)
+        self.pidfd = _pidfd(proc.pid) if self.exit_fd is None else None
+        self.exit_fd = self.pidfd if self.exit_fd is None else self.exit_fd
+        if self.exit_fd is not None:
+            self.selector.register(self.exit_fd, selectors.EVENT_READ)
 
     def wait_exit(self, timeout):
         """Lee hasta que el proceso del agente termina: «exit», «timeout» u «overflow»."""
@@ -153,7 +240,7 @@ class _Reader:
             if left <= 0:
                 return "timeout"
             # Con pidfd, el fin del proceso despierta al selector; sin él, se mira cada tanto.
-            self._read_ready(min(left, 5.0 if self.pidfd is not None else 0.05))
+            self._read_ready(min(left, 5.0 if self.exit_fd is not None else 0.05))
             if any(self.dropped.values()):
                 return "overflow"
 
@@ -174,13 +261,13 @@ class _Reader:
             os.close(self.pidfd)
 
     def _pipes_open(self):
-        return any(key.fd != self.pidfd for key in self.selector.get_map().values())
+        return any(key.fd != self.exit_fd for key in self.selector.get_map().values())
 
     def _read_ready(self, timeout):
         """Lee lo que esté listo (esperando hasta ``timeout``); False si no llegó nada."""
         ready = self.selector.select(timeout)
         for key, _ in ready:
-            if key.fd == self.pidfd:
+            if key.fd == self.exit_fd:
                 continue
             try:
                 chunk = os.read(key.fd, 65536)
@@ -216,8 +303,9 @@ def _pidfd(pid):
         return None
 
 
-def _kill_run(proc, mark, pipe_inodes=frozenset()):
-    """SIGKILL al grupo de la corrida y, en Linux, a todo proceso con su marca (o con uno de sus pipes,
+def _kill_run(proc, marks, pipe_inodes=frozenset(), spared=frozenset()):
+    """SIGKILL al grupo de la corrida y, en Linux, a todo proceso con una de sus ``marks`` (la de la
+    corrida, o la del servidor del que nació, salvo el servidor mismo: ``spared``), o con uno de sus pipes,
     si se dan sus ``pipe_inodes``: mirar los descriptores de cada proceso cuesta más, y solo hace falta
     si los pipes no se cierran); los que quedan huérfanos (hijos de este proceso, subreaper) se recogen."""
     try:
@@ -228,7 +316,11 @@ def _kill_run(proc, mark, pipe_inodes=frozenset()):
         return
     killed = False
     for _ in range(50):  # quien hace fork en bucle puede dejar un hijo nuevo entre dos pasadas
-        found = [pid for pid in _own_pids() if pid != proc.pid and _belongs(pid, mark, pipe_inodes)]
+        found = [
+            pid
+            for pid in _own_pids()
+            if pid != proc.pid and pid not in spared and _belongs(pid, marks, pipe_inodes)
+        ]
         if not found:
             break
         killed = True
@@ -244,12 +336,12 @@ def _own_pids():
     return [int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != me]
 
 
-def _belongs(pid, mark, pipe_inodes):
-    """¿Es ``pid`` de la corrida? Lleva su marca en el entorno, o tiene abierto uno de sus pipes (un
-    zombi no tiene ni entorno ni descriptores: no cuenta)."""
+def _belongs(pid, marks, pipe_inodes):
+    """¿Es ``pid`` de la corrida? Lleva una de sus marcas en el entorno, o tiene abierto uno de sus
+    pipes (un zombi no tiene ni entorno ni descriptores: no cuenta)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
-            if f"{RUN_MARK}={mark}".encode() in f.read().split(b"\0"):
+            if {m.encode() for m in marks} & set(f.read().split(b"\0")):
                 return True
         for fd in os.listdir(f"/proc/{pid}/fd") if pipe_inodes else ():
             link = os.readlink(f"/proc/{pid}/fd/{fd}")
@@ -311,24 +403,6 @@ def _reap_children(exclude):
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
-
-
-@contextlib.contextmanager
-def started(launch):
-    """``launch()`` arranca un hijo que la suite vigila por su cuenta (un agente detenido a propósito);
-    mientras dura el bloque, ``kill_adopted`` no lo toma por un huérfano adoptado: ni lo mata ni le
-    roba su código de salida."""
-    with _started_lock:
-        proc = launch()
-        _started.add(proc.pid)
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        with _started_lock:
-            _started.discard(proc.pid)
 
 
 def own_children():

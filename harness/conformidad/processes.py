@@ -25,7 +25,7 @@ from harness.contract import NOT_WRITTEN
 from harness.runner import AgentRun, agent_command
 
 from . import outside
-from .containment import OUTPUT_CAP, run_contained
+from .containment import OUTPUT_CAP, Servers, forking, run_contained
 
 
 def _timeout(text, default=45):
@@ -59,6 +59,8 @@ class Bounds:
     def __init__(self, limit=HANG_LIMIT, total=HANG_TOTAL):
         self.limit, self.total, self._lock = limit, total, threading.Lock()
         self._streak, self._hung, self.stopped, self._found = 0, 0, "", {}
+        # Las corridas de Python nacen de un servidor de corridas (un fork, no un intérprete nuevo).
+        self.servers = Servers() if forking() else None
 
     def check(self):
         """Antes de cada corrida: si la suite ya se detuvo, ``SuiteStopped``."""
@@ -175,7 +177,10 @@ def _contained(ctx, args, workdir, env):
     """Una corrida contenida de ``args``: su ``AgentRun``, con los límites de la suite aplicados."""
     ctx.bounds.check()
     watch = outside.Watch(watched_folders(ctx), workdir, _sandbox(workdir), (ABOVE, WORK, HOME, TMP))
-    outcome = run_contained(args, cwd=workdir, env=_environment(env, workdir), timeout=TIMEOUT)
+    servers = None if ctx.command else ctx.bounds.servers  # --comando: exec, como siempre
+    outcome = run_contained(
+        args, cwd=workdir, env=_environment(env, workdir), timeout=TIMEOUT, servers=servers
+    )
     ctx.bounds.found(watch.changes())
     stderr = outcome.stderr
     if outcome.ended == "timeout":

@@ -55,6 +55,15 @@ def run_suite(ctx, pieces=None, progress=None, production=False):
     for piece in chosen:
         why = applies(piece, ctx)
         jobs[piece] = [] if why else list(rows_of(piece, ctx))
+    try:
+        return _collect(ctx, chosen, runs, jobs, progress)
+    finally:
+        if ctx.bounds.servers is not None:
+            ctx.bounds.servers.close()
+
+
+def _collect(ctx, chosen, runs, jobs, progress):
+    """Las filas de cada pieza, con ``jobs`` (sus funciones de fila) repartidas entre los trabajadores."""
     with ThreadPoolExecutor(workers()) as pool:
         futures = {
             piece: [pool.submit(_safe, f, ctx, runs, CAPABILITIES[piece].title) for f in functions]

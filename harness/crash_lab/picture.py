@@ -13,6 +13,7 @@ import html
 from harness.crash_lab.timeline import RESUME, RUN, SAVE_B, STEP_KINDS, TOOL, TURN_TOOLS, Turn
 from harness.crash_lab.variants import describe_label, exists_in, get
 from harness.crash_lab.words import split_label
+from harness.escenario import label as label_of
 
 _BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 184, 56, 28, 112, 68, 8
 FONT = 14  # el tamaño de la prosa del notebook (--jp-content-font-size1): nunca menos
@@ -57,7 +58,7 @@ STYLE = (
 
 
 def _box_state(turn, step, timeline):
-    if not exists_in(f"{STEP_KINDS[step]}:1", timeline.variant):
+    if not exists_in(label_of(STEP_KINDS[step], 1), timeline.variant):
         return "absent"
     if not timeline.ran:
         return "plan"
@@ -114,7 +115,7 @@ def _gap_target(turn, step, variant, chosen):
     """Un hueco que se puede pulsar para elegir la caída «después de este paso» en este turno; el
     elegido lleva ``aria-pressed='true'``. Solo uno entra en el orden del tabulador (la página mueve
     el foco entre huecos con las flechas)."""
-    label = f"{STEP_KINDS[step]}:{turn}"
+    label = label_of(STEP_KINDS[step], turn)
     if turn > len(TURN_TOOLS) or not exists_in(label, variant):
         return ""
     x, y = _LEFT + step * (_BOX_W + _GAP) + _BOX_W, _TOP + (turn - 1) * _ROW_H
@@ -182,7 +183,7 @@ def describe(timeline, chosen, variant):
         lines.append(f"Turno {turn.number}, {turn.tool}: " + "; ".join(boxes) + ".")
     if timeline.crash:
         turn, step = timeline.crash
-        where = describe_label(f"{STEP_KINDS[step]}:{turn}", timeline.variant)
+        where = describe_label(label_of(STEP_KINDS[step], turn), timeline.variant)
         lines.append(f"El proceso murió en «{where}».")
     if chosen and exists_in(chosen, variant):
         lines.append(f"Próxima caída elegida: {describe_label(chosen, variant)}.")

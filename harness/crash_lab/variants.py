@@ -12,12 +12,13 @@ import pathlib
 from collections.abc import Callable
 from typing import NamedTuple
 
+from harness import escenario
 from harness.contract import BRANCH_MARKERS, CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES
-from harness.crash import KINDS
 from harness.crash_lab import timeline
 from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
 from harness.crash_lab.words import NO_CRASH, split_label
 from harness.disk_state import read_disk_state
+from harness.escenario import KINDS
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 
@@ -175,7 +176,7 @@ register(
         **_lesson,
         agent_variant="solo-b",
         # En la variante solo-b no se guarda el punto A, así que esa caída nunca ocurre.
-        missing_kind="after-save-a",
+        missing_kind=escenario.SAVE_A,
         missing_why="no se guarda el punto A",
         twice_why=(
             " Es la falla que la lección le señala a quien propone guardar solo el punto B: sin el punto A, "

@@ -34,6 +34,7 @@ from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
+from harness.escenario import TOOL, label
 from harness.runner import run_agent_process
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -48,7 +49,7 @@ TALLER_SOURCE = "tu taller"
 # El JSON cortado de la lección: un punto de control escrito a medias.
 TRUNCATED_CHECKPOINT = '{"version":1,"turns":3,"pendingT'
 DEFAULT_WORKDIR = os.path.join("_trabajo", "laboratorio")
-DEFAULT_LABEL = "after-tool:3"  # el caso central de la lección
+DEFAULT_LABEL = label(TOOL, 3)  # el caso central de la lección: write_report sin anotar
 PLAIN_FALLBACK = (
     "Laboratorio de caídas (widget). Ejecuta la celda en JupyterLab o Notebook 7 para usarlo, o usa "
     "lab.choose(...), lab.run(), lab.resume() y print(lab.summary())."

@@ -6,9 +6,9 @@ cada variante (sus momentos, sus ramas al reanudar) van con ella, en ``harness.c
 """
 
 from harness.contract import CHECKPOINT_FILE
-from harness.crash import KINDS
+from harness.escenario import LABELS
+from harness.escenario import split as split_label  # noqa: F401 (el nombre que usan los dibujos)
 
-TURNS = 3  # la corrida guionada: read_notes, count_words, write_report
 NO_CRASH = ""
 ACTIONS = {
     "ready": "Listo",
@@ -28,10 +28,5 @@ def times(n):
 
 
 def crash_labels():
-    """Todas las etiquetas de la corrida de 3 turnos, en el orden en que ocurren."""
-    return [NO_CRASH] + [f"{kind}:{turn}" for turn in range(1, TURNS + 1) for kind in KINDS]
-
-
-def split_label(label):
-    kind, _, turn = label.partition(":")
-    return kind, int(turn)
+    """«Sin caída» y las etiquetas de la corrida guionada (``harness.escenario``), en el orden en que ocurren."""
+    return [NO_CRASH, *LABELS]

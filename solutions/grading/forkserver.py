@@ -39,6 +39,7 @@ import traceback
 import harness.base_loop  # noqa: F401 (ver arriba: se importan una vez, antes del fork)
 import harness.exercise_feedback  # noqa: F401
 from harness import kill_at_moment
+from harness.forkserver import exit_code, shut_down
 
 MESSAGE = 1 << 20  # un pedido: la especificación de la corrida, con el código de la entrega
 FDS = 5  # por corrida: el valor al azar, los avisos, stdout, stderr y las decisiones
@@ -112,9 +113,7 @@ def _run(sock, spec, witness_fd, out, err):
         kill_at_moment._child(spec)
         code = 0
     except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else (done.code is not None)
-        if isinstance(done.code, str):
-            print(done.code, file=sys.stderr)
+        code = exit_code(done)
     except BaseException:  # noqa: BLE001 (como el intérprete: la traza a stderr y código 1)
         traceback.print_exc()
     finally:
@@ -306,12 +305,7 @@ class ForkServer:
         return self
 
     def __exit__(self, *exc):
-        self.sock.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        shut_down(self.sock, self.process, timeout=5)
         self.release_group(self.group)
 
 

@@ -22,6 +22,7 @@ import threading
 from typing import NamedTuple
 
 from harness.disk_state import read_disk_state
+from harness.escenario import TURNS
 from harness.exercise_feedback import WRITE_REPORT_CALL, canonical_prediction, ledger_only
 from harness.kill_at_moment import run_and_kill
 from solutions.grading import forkserver, puntos, sandbox, truth
@@ -29,7 +30,7 @@ from solutions.grading.forkserver import ForkServer
 from solutions.grading.paths import REFERENCE_AGENT
 
 ANSWER_MARK = "@@respuesta@@"
-TOOL_USE_ID = "toolu_03"
+TOOL_USE_ID = TURNS[3].id
 # El comienzo del veredicto de una predicción con el formato correcto y algún dato equivocado; siguen
 # esos datos, separados por comas, y cuántos están bien (el informe de la clase los cuenta uno por uno).
 MISMATCH = "no coincide con lo medido en: "
@@ -207,12 +208,12 @@ def check_function(source, run):
     done, state = run(stop_at=None, source=source, content=broken)
     if _entry(state) is not None:
         raise AnswerError("la herramienta falló y aun así effects.json tiene una anotación")
-    read = {"type": "tool_use", "id": "toolu_02", "name": "count_words", "input": {"path": "report.txt"}}
+    read = {"type": "tool_use", "id": TURNS[2].id, "name": TURNS[2].name, "input": {"path": "report.txt"}}
     done, state = run(stop_at=None, source=source, content=[*WRITE_REPORT_CALL, read])
     got = done.events[-1][1] if done.events and done.events[-1][0] == "devolvio" else None
     want = [
         {"type": "tool_result", "tool_use_id": tid, "content": (state.entries.get(tid) or {}).get("result")}
-        for tid in (TOOL_USE_ID, "toolu_02")
+        for tid in (TOOL_USE_ID, TURNS[2].id)
     ]
     if got != want or any(r["content"] is None for r in want):
         raise AnswerError("con dos tool_use, cada uno necesita su tool_result y su anotación real, en orden")

@@ -24,7 +24,7 @@ ERROR_PREFIX = "Error de ejecución de la herramienta: "
 
 def failing_count_words(ctx):
     scenario = "count_words falla (sales-notes.txt borrado antes del --resume)"
-    expected = f"is_error con «Error de ejecución de la herramienta: …»; {EFFECTS_FILE} solo con toolu_01"
+    expected = f"is_error con «{ERROR_PREFIX}…»; {EFFECTS_FILE} solo con {TURNS[1].id}"
     label = f"{SAVE_B}:1"
     with scratch() as w:
         crashed, failed = crash_first(ctx, w, label, scenario, expected)

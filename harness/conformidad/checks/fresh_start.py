@@ -6,7 +6,7 @@ import os
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, EXIT_DONE, LOCK_FILE, TMP_SUFFIX, done_text
 from harness.disk_state import read_disk_state
-from harness.escenario import FINAL_TEXT, TURNS
+from harness.escenario import FINAL_TEXT, TURNS, call_id
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 from ..processes import call, run, scratch
@@ -19,7 +19,7 @@ CHECKS = (
     f"fresh_scene borra {CHECKPOINT_FILE}, {EFFECTS_FILE} y el reporte, y devuelve (0, 0, [la tarea])",
     "una corrida nueva sobre los archivos de otra termina con el registro exacto de la corrida nueva y una copia del reporte",
 )
-STALE = "toolu_09"  # una anotación de la corrida anterior: una corrida nueva no la hereda
+STALE = call_id(9)  # una anotación de la corrida anterior: una corrida nueva no la hereda
 
 
 def _leftovers(w):

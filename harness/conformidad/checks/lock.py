@@ -5,11 +5,11 @@ import os
 
 from harness.contract import CHECKPOINT_FILE, EXIT_FAILED
 
-from ..processes import run, scratch
-from ..rows import judged, not_applicable
+from ..processes import run
+from ..rows import judged
 from .common import SCRIPTED_LOG, needs
 from .diagnosis import ended
-from .waiting import unavailable, waiting_for_model
+from .waiting import while_waiting
 
 PIECE, TITLE = "candado", "un solo agente por carpeta"
 SECTION = "Dos agentes en la misma carpeta"
@@ -32,24 +32,24 @@ def second_agent(ctx):
         "un segundo agente en la misma carpeta",
         f"código 1, una línea en stderr, {CHECKPOINT_FILE} sin cambios",
     )
-    why = unavailable()
-    if why:
-        return not_applicable(scenario, why, SECTION)
-    with scratch() as w:
-        with waiting_for_model(ctx, w) as held:
-            if held.holder is None:
-                return held.not_held(scenario, expected, SECTION)
-            before = _read(os.path.join(w, CHECKPOINT_FILE))
-            second = run(ctx, w)
-            after = _read(os.path.join(w, CHECKPOINT_FILE))
-    lines = [line for line in second.stderr.splitlines() if line.strip()]
-    ok = second.returncode == EXIT_FAILED and len(lines) == 1 and before == after
-    hint = (
-        "el segundo agente escribió en la carpeta del primero: toma un candado de la carpeta antes de tocar nada, y rechaza la corrida si ya está tomado"
-        if before != after or second.returncode == 0
-        else "el rechazo es una salida esperada: una línea en español, código 1"
-    )
-    return judged(scenario, expected, ended(second), ok, hint, second.stderr, SECTION)
+
+    def act(w, _held):
+        before = _read(os.path.join(w, CHECKPOINT_FILE))
+        second = run(ctx, w)
+        return before, second, _read(os.path.join(w, CHECKPOINT_FILE))
+
+    def judge(_w, acted):
+        before, second, after = acted
+        lines = [line for line in second.stderr.splitlines() if line.strip()]
+        ok = second.returncode == EXIT_FAILED and len(lines) == 1 and before == after
+        hint = (
+            "el segundo agente escribió en la carpeta del primero: toma un candado de la carpeta antes de tocar nada, y rechaza la corrida si ya está tomado"
+            if before != after or second.returncode == 0
+            else "el rechazo es una salida esperada: una línea en español, código 1"
+        )
+        return judged(scenario, expected, ended(second), ok, hint, second.stderr, SECTION)
+
+    return while_waiting(ctx, scenario, expected, SECTION, act, judge)
 
 
 ROWS = (second_agent,)

@@ -5,11 +5,11 @@ import signal
 
 from harness.contract import EXIT_DONE, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED, done_text
 
-from ..processes import run, scratch
-from ..rows import judged, not_applicable
+from ..processes import run
+from ..rows import judged
 from .common import SCRIPTED_LOG, needs
 from .diagnosis import ended
-from .waiting import unavailable, waiting_for_model
+from .waiting import while_waiting
 
 PIECE, TITLE = "senales", "las señales: una línea y su código"
 SECTION = "Ctrl-C o SIGTERM mientras espera al modelo"
@@ -20,41 +20,46 @@ CHECKS = (
 STOPS = {"SIGINT": EXIT_INTERRUPTED, "SIGTERM": EXIT_TERMINATED, "SIGHUP": EXIT_HANGUP}
 
 
+def _problem(name, stopped, resumed):
+    """(lo que pasó, la pista) si la señal no terminó como se espera; si no, None."""
+    code = STOPS[name]
+    lines = [line for line in stopped.stderr.splitlines() if line.strip()]
+    if stopped.returncode != code:
+        return (
+            f"{name}: {ended(stopped)}",
+            f"{name} termina la corrida con código {code} (128 + el número de la señal), no {stopped.returncode}: atrápala y sal con su código",
+        )
+    if len(lines) != 1 or "Traceback" in stopped.stderr:
+        return (
+            f"{len(lines)} líneas en stderr",
+            "una señal es una salida esperada: una sola línea que dice qué pasó y cómo seguir, sin traza",
+        )
+    if resumed.returncode != EXIT_DONE or done_text(resumed.stdout) is None:
+        return (
+            f"--resume: {ended(resumed)}",
+            "tras una señal, el disco queda en el último punto guardado y --resume sigue",
+        )
+    return None
+
+
 def _stop_row(name):
     code = STOPS[name]
 
     def check(ctx):
         scenario = f"{name} mientras espera al modelo"
         expected = f"código {code}, una línea en stderr; después --resume: [done]"
-        why = unavailable()
-        if why:
-            return not_applicable(scenario, why, SECTION)
-        with scratch() as w:
-            with waiting_for_model(ctx, w) as held:
-                if held.holder is None:
-                    return held.not_held(scenario, expected, SECTION)
-                held.proc.send_signal(getattr(signal, name))
-                stopped = held.finish()
+
+        def act(_w, held):
+            held.proc.send_signal(getattr(signal, name))
+            return held.finish()
+
+        def judge(w, stopped):
             resumed = run(ctx, w, resume=True) if stopped.returncode == code else None
-        lines = [line for line in stopped.stderr.splitlines() if line.strip()]
-        problem = None
-        if stopped.returncode != code:
-            problem = (
-                f"{name}: {ended(stopped)}",
-                f"{name} termina la corrida con código {code} (128 + el número de la señal), no {stopped.returncode}: atrápala y sal con su código",
-            )
-        elif len(lines) != 1 or "Traceback" in stopped.stderr:
-            problem = (
-                f"{len(lines)} líneas en stderr",
-                "una señal es una salida esperada: una sola línea que dice qué pasó y cómo seguir, sin traza",
-            )
-        elif resumed.returncode != EXIT_DONE or done_text(resumed.stdout) is None:
-            problem = (
-                f"--resume: {ended(resumed)}",
-                "tras una señal, el disco queda en el último punto guardado y --resume sigue",
-            )
-        got, hint = problem or (f"código {code}, una línea; --resume: [done]", "")
-        return judged(scenario, expected, got, problem is None, hint, stopped.stderr, SECTION)
+            ok = (f"código {code}, una línea; --resume: [done]", "")
+            got, hint = _problem(name, stopped, resumed) or ok
+            return judged(scenario, expected, got, not hint, hint, stopped.stderr, SECTION)
+
+        return while_waiting(ctx, scenario, expected, SECTION, act, judge)
 
     check.__name__ = name
     return needs(SCRIPTED_LOG)(check)

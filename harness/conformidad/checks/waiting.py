@@ -5,6 +5,7 @@ le mande una señal. Se sabe que llegó ahí por un evento: imprimió su punto B
 Solo Linux (una FIFO con tope, ``/proc``)."""
 
 import contextlib
+import functools
 import json
 import os
 import select
@@ -22,8 +23,9 @@ from harness.contract import parse_log
 from harness.escenario import TASK
 from harness.runner import AgentRun, start_agent_process
 
-from ..containment import started
-from ..rows import judged
+from ..containment import row_process
+from ..processes import scratch
+from ..rows import judged, not_applicable
 
 SAFETY = 60  # una red de seguridad, no una medida: el agente llega ahí en décimas de segundo
 FIRST_REQUEST = (json.dumps([{"role": "user", "content": TASK}], ensure_ascii=False) + "\n").encode()
@@ -96,25 +98,29 @@ def _drain(stream, into):
 def waiting_for_model(ctx, workdir, prefix=(), env=None):
     """El agente arrancado en ``workdir`` y detenido en su segunda llamada al modelo (``holder`` None si
     no llegó ahí: terminó antes o se quedó en otro lado)."""
-    with tempfile.TemporaryDirectory(prefix="conformidad-modelo-") as folder:
+    with tempfile.TemporaryDirectory(prefix="conformidad-modelo-") as folder, contextlib.ExitStack() as stack:
         fifo = os.path.join(folder, "pedidos.fifo")
         os.mkfifo(fifo)
         fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        proc = None
         try:
             size = fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
             os.write(fd, b"x" * (size - len(FIRST_REQUEST)))  # cabe el primer pedido, el segundo no
             log = {**ctx.env, **(env or {}), "SCRIPTED_MODEL_LOG": fifo}
-            launch = lambda: start_agent_process(workdir, agent=ctx.agent, env=log, prefix=prefix)  # noqa: E731
-            with started(launch) as proc:
-                out, err = [], []
-                readers = [
-                    threading.Thread(target=_drain, args=(s, b), daemon=True)
-                    for s, b in ((proc.stdout, out), (proc.stderr, err))
-                ]
-                for reader in readers:
-                    reader.start()
-                yield Waiting(proc, _wait_held(proc, fifo, out), out, err, fd)
+            start = functools.partial(start_agent_process, workdir, agent=ctx.agent, env=log, prefix=prefix)
+            proc = stack.enter_context(row_process(start))
+            out, err = [], []
+            readers = [
+                threading.Thread(target=_drain, args=(s, b), daemon=True)
+                for s, b in ((proc.stdout, out), (proc.stderr, err))
+            ]
+            for reader in readers:
+                reader.start()
+            yield Waiting(proc, _wait_held(proc, fifo, out), out, err, fd)
         finally:
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait()
             os.close(fd)
 
 
@@ -127,3 +133,18 @@ def _wait_held(proc, fifo, out):
             return holders[0]
         time.sleep(0.01)  # se espera un estado (punto B impreso y la FIFO abierta), no un tiempo
     return None
+
+
+def while_waiting(ctx, scenario, expected, section, act, judge):
+    """La fila de una defensa que se prueba con el agente esperando al modelo, en una carpeta nueva
+    ``w``: ``act(w, held)`` mientras espera, y ``judge(w, lo que devolvió act)`` ya sin él. «No aplica»
+    si aquí no se puede dejarlo esperando, y ✗ si no llegó a esperar."""
+    why = unavailable()
+    if why:
+        return not_applicable(scenario, why, section)
+    with scratch() as w:
+        with waiting_for_model(ctx, w) as held:
+            if held.holder is None:
+                return held.not_held(scenario, expected, section)
+            acted = act(w, held)
+        return judge(w, acted)
