@@ -2,8 +2,9 @@
 error en cada apertura de ese archivo (solo Linux, y solo si strace está instalado y se puede usar)."""
 
 import functools
-import shutil
 import subprocess
+
+from harness.strace_log import STRACE
 
 from ..processes import scratch
 
@@ -11,12 +12,12 @@ from ..processes import scratch
 @functools.cache
 def strace_missing():
     """'' si strace puede inyectar fallas aquí, o por qué no."""
-    if not shutil.which("strace"):
+    if not STRACE:
         return "hace falta strace (para provocar la falla de disco) y no está instalado"
     with scratch() as w:
         try:
             done = subprocess.run(
-                ["strace", "-f", "-qq", "-o", "/dev/null", "true"], cwd=w, capture_output=True, timeout=60
+                [STRACE, "-f", "-qq", "-o", "/dev/null", "true"], cwd=w, capture_output=True, timeout=60
             )
         except (OSError, subprocess.TimeoutExpired):
             return "strace no pudo correr aquí"
