@@ -28,7 +28,7 @@ def failing(path, errno_name):
     """El prefijo que hace fallar con ``errno_name`` cada apertura de ``path`` (relativo a la carpeta)."""
     calls = "openat,open,creat"
     return [
-        "strace",
+        STRACE,
         "-f",
         "-qq",
         "-o",
