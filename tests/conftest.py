@@ -113,33 +113,10 @@ def available(marker):
     return TOOLS[marker][0]()
 
 
-# —— En paralelo (pytest-xdist, ``--dist loadgroup``): lo que comparte algo corre en un mismo proceso ——
-
-# Los notebooks de notebooks/ escriben todos en el mismo notebooks/_trabajo/ (la lección y «De la lección a
-# producción» arman allí dos agent.py distintos con el mismo nombre): todas sus celdas, en un solo grupo.
-NOTEBOOKS_GROUP = "notebooks"
-
-
-def xdist_group(item):
-    """El grupo del ítem: el de los notebooks; su archivo, si usa un fixture de módulo (un servidor, una
-    copia del repositorio: se arma una sola vez); o ninguno, y el ítem va a cualquier proceso."""
-    from nbval.plugin import IPyNbCell
-
-    if isinstance(item, IPyNbCell):
-        return NOTEBOOKS_GROUP
-    defs = getattr(item, "_fixtureinfo", None)
-    scopes = {d.scope for ds in (defs.name2fixturedefs.values() if defs else ()) for d in ds}
-    return item.nodeid.split("::", 1)[0] if scopes & {"module", "package"} else None
-
-
-@pytest.hookimpl(tryfirst=True)  # antes de que xdist lea las marcas xdist_group
 def pytest_collection_modifyitems(config, items):
     from nbval.plugin import IPyNbCell
 
     for item in items:
-        group = xdist_group(item)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
         if isinstance(item, IPyNbCell):  # cada celda de notebooks/, ejecutada y comparada por nbval
             item.add_marker(pytest.mark.slow)
             # Una celda con la etiqueta de una marca (needs_postgres) la pide como una prueba. Se decide
