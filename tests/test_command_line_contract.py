@@ -82,6 +82,7 @@ STOPS = {
 AGENT_AND_STOP = [("leccion", "SIGINT"), ("lote", "SIGTERM"), ("dbos", "SIGHUP")]
 
 
+@pytest.mark.slow  # el SDK real, dos corridas y la espera al modelo
 @pytest.mark.parametrize("agent_name, stop", AGENT_AND_STOP)
 def test_a_stop_signal_while_waiting_for_the_model_is_one_line_and_its_code(
     tmp_path, monkeypatch, agent_name, stop
