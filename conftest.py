@@ -3,9 +3,10 @@ de pruebas corre entero en un mismo proceso (sus fixtures de módulo, un servido
 repositorio, se arman una vez), y todos los notebooks en uno solo: escriben en el mismo
 ``notebooks/_trabajo/`` (la lección y «De la lección a producción» arman allí dos ``agent.py`` distintos
 con el mismo nombre). Las pruebas de navegador, las más largas, van en tres partes (JupyterLab, Notebook
-7 y las demás), cada una con su servidor. Las unidades con más pruebas lentas salen primero, para que
-ninguna larga quede para el final. Está en la raíz para que valga también con ``python -m pytest
-notebooks``."""
+7 y las demás), cada una con su servidor; las de ``tests/test_portability.py`` (ejecutar cada notebook,
+instalar con los comandos del README), una por prueba: su copia del repositorio se arma en segundos. Las
+unidades con más pruebas lentas salen primero, para que ninguna larga quede para el final. Está en la
+raíz para que valga también con ``python -m pytest notebooks``."""
 
 import os
 import re
@@ -15,6 +16,7 @@ import pytest
 
 NOTEBOOKS = "notebooks"
 BY_APP = ("tests/test_browser.py", re.compile(r"\[(lab|notebook)\b"))
+BY_TEST = {"tests/test_portability.py"}
 
 
 def scope_of(nodeid):
@@ -22,6 +24,8 @@ def scope_of(nodeid):
     path, _, rest = nodeid.partition("::")
     if path.endswith(".ipynb"):
         return NOTEBOOKS
+    if path in BY_TEST:
+        return nodeid
     app = BY_APP[1].search(rest) if path == BY_APP[0] else None
     return f"{path}[{app.group(1)}]" if app else path
 
