@@ -228,11 +228,14 @@ def test_solo_b_warning_blames_the_right_design(server, browser):
         server.shutdown_kernels()
 
 
-@pytest.fixture
-def dark_server(tmp_path):
-    root = tmp_path / "raiz"
-    root.mkdir()
-    with jupyter_server(root, tmp_path / "jupyter", theme="JupyterLab Dark") as srv:
+@pytest.fixture(scope="module")
+def dark_server(tmp_path_factory):
+    """Como ``server``, con el tema oscuro: uno para las pruebas que lo piden (cada una, su notebook)."""
+    with jupyter_server(
+        tmp_path_factory.mktemp("raiz_oscura"),
+        tmp_path_factory.mktemp("jupyter_oscuro"),
+        theme="JupyterLab Dark",
+    ) as srv:
         yield srv
 
 

@@ -76,15 +76,22 @@ STOPS = {
 }
 
 
-@pytest.mark.parametrize("stop", list(STOPS))
+# Cada agente con una señal y cada señal una vez (con el SDK real, cada corrida tarda): las tres señales
+# comparten el manejo (harness.early_signals, harness.session); las tres sobre el agente de referencia,
+# esperando al modelo, las afirma la suite (nivel de producción, «senales»: test_conformidad.py).
+AGENT_AND_STOP = [("leccion", "SIGINT"), ("lote", "SIGTERM"), ("dbos", "SIGHUP")]
+
+
+@pytest.mark.slow  # el SDK real, dos corridas y la espera al modelo
+@pytest.mark.parametrize("agent_name, stop", AGENT_AND_STOP)
 def test_a_stop_signal_while_waiting_for_the_model_is_one_line_and_its_code(
-    tmp_path, runnable, monkeypatch, stop
+    tmp_path, monkeypatch, agent_name, stop
 ):
     """Con el SDK real contra una API local que no contesta la segunda llamada: la señal (Ctrl-C,
     SIGTERM de kill o de systemd, SIGHUP de una terminal que se cierra) cuando el agente ya espera (un
     evento, no una demora): una línea, 130 / 143 / 129, y después --resume termina la tarea."""
     code, named = STOPS[stop]
-    path, env = runnable
+    path, env = AGENTS[agent_name]
     for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
         monkeypatch.delenv(name)
     # El agente de lotes pide su tarea de dos archivos: responde su guion, que los escribe.

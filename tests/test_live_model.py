@@ -633,6 +633,7 @@ def read_until(stream, prefix):
     return None
 
 
+@pytest.mark.slow  # espera de verdad una respuesta lenta
 def test_a_slow_reply_shows_a_waiting_line_then_finishes(tmp_path, live_env):
     live_env.hang(after=1)
     proc = start_agent_process(tmp_path, agent=REFERENCE_AGENT, env={"ANTHROPIC_TIMEOUT": "8"}, live=True)

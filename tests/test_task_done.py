@@ -70,6 +70,7 @@ def checkpoint(workdir):
     return json.loads((workdir / "checkpoint.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow  # una corrida bajo strace, con la falla inyectada
 @pytest.mark.needs_strace
 def test_a_model_that_gives_up_after_one_os_error_is_not_done(tmp_path, clean_env):
     """Un EIO al abrir sales-notes.txt (strace), y el modelo se rinde: salida 1, ni [done] ni tarea

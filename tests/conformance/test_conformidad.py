@@ -1,11 +1,15 @@
 """La suite que se instala con el paquete (``harness.conformidad``), sobre cada agente: la misma que
 corre ``python -m harness.conformidad RUTA`` y el taller. Aquí, cada fila de los dos niveles tiene que
-pasar; la matriz de las 12 etiquetas se afirma solo aquí (las demás pruebas la llaman)."""
+pasar; la matriz de las 12 etiquetas se afirma solo aquí (las demás pruebas la llaman). Cada nivel corre
+una vez: de la misma corrida salen las filas y el informe que imprime la línea de comandos
+(``tests/test_conformidad_cli.py`` prueba la línea de comandos con piezas sueltas)."""
 
 import pytest
 
 from harness.conformidad.checks import CAPABILITIES, LESSON_PIECES, PRODUCTION_PIECES
+from harness.conformidad.checks.production import SECTIONS
 from harness.conformidad.processes import Context
+from harness.conformidad.report import report_text
 from harness.conformidad.rows import FAILED, NOT_YET, OK
 from harness.conformidad.suite import run_suite
 from harness.escenario import LABELS
@@ -20,11 +24,16 @@ def rows_of(agent, pieces):
 
 @pytest.mark.slow
 def test_every_row_of_the_lesson_tier_passes_at_every_label(agent):
-    rows = rows_of(agent, LESSON_PIECES)
+    results = list(run_suite(Context(agent, {}), LESSON_PIECES))
+    rows = [row for _, piece_rows in results for row in piece_rows]
     assert [row for row in rows if row.status != OK] == []
     crash_rows = [row for row in rows if row.scenario.startswith("caída en ")]
     # Cada etiqueta, en puntos o registro, en reconcile y en caidas.
     assert {label for label in LABELS if sum(label in row.scenario for row in crash_rows) >= 3} == set(LABELS)
+    # El informe dice qué comprobó cada pieza, solo del nivel de la lección, y termina en todo ✓.
+    text = report_text(results)
+    assert text.count("comprueba: ") >= len(LESSON_PIECES) and "✗" not in text
+    assert "(nivel producción)" not in text and text.splitlines()[-1].endswith("✓")
 
 
 @pytest.mark.slow
@@ -32,7 +41,9 @@ def test_every_row_of_the_production_tier_passes_and_names_its_section(agent):
     pieces = [p for p in PRODUCTION_PIECES if p != HELD_WARNING]
     rows = rows_of(agent, pieces)
     assert rows and [row for row in rows if row.status != OK] == []
-    assert all(row.section for row in rows)
+    # Cada fila nombra una sección de «De la lección a producción» (tests/test_conformidad_cli.py: los
+    # títulos del notebook).
+    assert all(row.section in SECTIONS for row in rows)
 
 
 @pytest.mark.slow

@@ -1,13 +1,15 @@
 """El agente escribe con sus propios literales (los de la lección) la gramática de ``harness.contract``:
-cada línea que imprime, en cada caída y su reanudación, se lee y se vuelve a escribir igual."""
+cada línea que imprime, en una caída de cada tipo y cada rama de reconcile y su reanudación, se lee y
+se vuelve a escribir igual. La matriz de las 12 etiquetas la afirma la suite (``test_conformidad.py``)."""
 
 import pytest
 
 from harness import contract
 from harness.contract import format_line, parse_line
-from harness.crash import KINDS
 
-LABELS = [f"{kind}:{turn}" for turn in (1, 2, 3) for kind in KINDS]
+# Cada tipo de caída y cada camino de la reanudación: re-ejecución, acierto, is_error que vuelve a
+# escribir el reporte, is_error que verifica que ya estaba, y ninguna llamada colgante.
+LABELS = ["after-save-a:1", "after-effect-write:2", "after-save-a:3", "after-tool:3", "after-save-b:3"]
 
 
 def test_the_lessons_names_are_the_contracts(agent_module):
