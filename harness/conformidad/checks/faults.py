@@ -43,6 +43,7 @@ def failing(path, errno_name):
 
 
 def without_strace(result):
-    """La corrida sin las líneas que strace mismo escribe en stderr («strace: …»)."""
-    kept = [line for line in result.stderr.splitlines(keepends=True) if not line.startswith("strace: ")]
+    """La corrida sin las líneas que strace mismo escribe en stderr («/usr/bin/strace: …»: strace se
+    nombra con la ruta con que se lo lanzó)."""
+    kept = [line for line in result.stderr.splitlines(keepends=True) if not line.startswith(f"{STRACE}: ")]
     return result._replace(stderr="".join(kept))
