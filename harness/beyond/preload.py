@@ -4,8 +4,8 @@ SQLAlchemy, psycopg).
 Un servidor importa ``dbos`` una sola vez y, por cada corrida que le piden, hace ``fork``: la corrida
 es un proceso propio, que nace con DBOS ya importado y sin lanzar (sin hilos ni base abiertos), con los
 stdin/stdout/stderr, el directorio, el entorno y los argumentos de quien la pidió, e importa ahí su
-módulo (uno de ``PROGRAMS``: el agente de DBOS, el trabajador de la cola, la medición de costos), así
-que lee su entorno como siempre. Una caída lo termina de verdad (``os._exit(137)``, o un SIGKILL a su
+módulo (uno de ``PROGRAMS``: el agente de DBOS, el trabajador de la cola, la medición de costos, el
+agente de lotes), así que lee su entorno como siempre. Una caída lo termina de verdad (``os._exit(137)``, o un SIGKILL a su
 pid), como siempre. Quien la pidió es el proceso que lanzó la persona (``python -m harness.beyond.…``):
 manda su pedido, reenvía Ctrl-C, SIGTERM y SIGHUP a la corrida y sale con su código; si a la corrida
 la mató una señal, muere de la misma señal.
@@ -32,6 +32,7 @@ from harness.early_signals import pending
 SOCKET_ENV = "DBOS_AGENT_PRELOAD"
 # Lo que el servidor sabe correr: cada módulo, con su main(argv) que devuelve el código de salida.
 PROGRAMS = ("harness.beyond.dbos_agent", "harness.beyond.queue_worker", "harness.beyond.cost_formats")
+PROGRAMS += ("harness.beyond.batch_agent",)  # sin DBOS, pero sin pagar el arranque de Python en cada corrida
 _STOPS = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
@@ -87,13 +88,15 @@ def _forward(pid, signum):
 
 def serve(path):
     """Atiende pedidos en ``path`` hasta que se cierra su stdin (el kernel que lo arrancó terminó)."""
-    import dbos  # noqa: F401, PLC0415 (lo caro, una sola vez; cada programa se importa en su corrida)
-
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # lo apaga su stdin, no un Ctrl-C
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
+    # Escucha antes de importar: una corrida que llega mientras tanto espera ese import, en vez de
+    # hacer el suyo a la vez (con dos núcleos, los dos tardarían el doble).
+    import dbos  # noqa: F401, PLC0415 (lo caro, una sola vez; cada programa se importa en su corrida)
+
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # cada hijo se recoge solo
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # lo apaga su stdin, no un Ctrl-C
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
     selector.register(sys.stdin, selectors.EVENT_READ)
@@ -195,7 +198,8 @@ def _stream(fd):
 def preload_dbos_agent():
     """Arranca el servidor y lo anuncia en el entorno: los procesos que este proceso lance heredan
     ``DBOS_AGENT_PRELOAD``. No lo espera: mientras importa DBOS, una corrida que llega antes no lo
-    encuentra escuchando y corre como siempre. Se apaga cuando este proceso termina."""
+    encuentra todavía y corre como siempre (una que llega con el socket ya abierto espera el import).
+    Se apaga cuando este proceso termina."""
     if os.environ.get(SOCKET_ENV):
         return
     folder = tempfile.mkdtemp(prefix="dbos-pre-")
