@@ -69,7 +69,8 @@ def _kill(worker):
 def _expect(worker, start):
     line = worker.stdout.readline().strip()
     if not line.startswith(start):
-        raise RuntimeError(f"se esperaba «{start}» y el trabajador dijo «{line}» (su log: ver *.log)")
+        said = f"dijo «{line}»" if line else f"terminó sin decir nada (código {worker.wait(SAFETY_TIMEOUT)})"
+        raise RuntimeError(f"se esperaba «{start}» y el trabajador {said} (su log: ver *.log)")
     return line
 
 
