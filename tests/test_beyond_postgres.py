@@ -111,3 +111,23 @@ def test_without_postgres_the_message_says_how_to_get_it(monkeypatch):
         postgres.binaries()
     for way in ("apt-get install postgresql", "brew install postgresql", "postgresql.org/download/windows"):
         assert way in str(missing.value)
+
+
+@pytest.mark.needs_postgres
+@pytest.mark.slow
+def test_a_server_from_the_template_gives_new_databases_with_the_dbos_tables(monkeypatch):
+    """Con la plantilla (la primera celda de «Más allá» la prepara), el servidor nace de una copia de su
+    carpeta, y cada base nueva, copia de template1, ya trae las tablas de DBOS: no repite migraciones."""
+    import psycopg  # noqa: PLC0415 (el controlador que usa DBOS; solo esta prueba lo usa directo)
+
+    monkeypatch.setattr(postgres, "_template", {})  # una plantilla de esta prueba, no la de otra
+    before = server_folders()
+    postgres.prepare_template()
+    with postgres.disposable_server() as url:
+        assert postgres._template.get("data")  # nació de la plantilla, no de su propio initdb
+        with psycopg.connect(f"{url}/postgres", autocommit=True) as admin:
+            admin.execute("CREATE DATABASE nueva")
+        with psycopg.connect(f"{url}/nueva") as new:
+            [[table]] = new.execute("SELECT to_regclass('dbos.workflow_status')").fetchall()
+        assert table is not None
+    assert not accepts_connections(url) and server_folders() == before

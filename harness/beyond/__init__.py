@@ -11,7 +11,8 @@ Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en
   o detenerse con una línea y salida 1 sin que el motor anote el flujo como terminado.
 - ``dbos_agent``: la tarea como flujo de DBOS (cada llamada al modelo y cada herramienta, un paso);
   ``python -m harness.beyond.dbos_agent [--resume]``, con el contrato de línea de comandos de la lección.
-- ``preload``: un servidor que ya importó DBOS y hace nacer (fork) cada corrida del agente de DBOS: el
+- ``preload``: un servidor que ya importó DBOS y hace nacer (fork) cada proceso de los programas de aquí
+  (el agente de DBOS, los trabajadores de la cola, la medición de costos, el agente de lotes): el
   notebook no paga el import en cada proceso.
 - ``parallel_model``: un modelo guionado que pide varias herramientas en un mismo turno.
 - ``batch_agent``: el agente de la lección con ``pendingToolUse`` como lista, registro y ``reconcile``
@@ -19,5 +20,6 @@ Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en
 - ``cost_formats``: tiempo y bytes escritos por turno en tres formatos (JSON entero, JSON lines, DBOS).
 - ``queue_worker`` / ``two_workers``: trabajadores de DBOS que toman tareas de una cola, y la corrida de
   dos trabajadores donde uno muere con SIGKILL y el otro recupera sus flujos.
-- ``postgres``: el PostgreSQL desechable de esa corrida (solo en 127.0.0.1, en una carpeta temporal).
+- ``postgres``: el PostgreSQL desechable de esa corrida (solo en 127.0.0.1, en una carpeta temporal),
+  nacido de una plantilla preparada en segundo plano si se pidió (``prepare_template``).
 """

@@ -24,6 +24,11 @@ if (
     from harness.early_signals import hold_signals
 
     hold_signals()
+    # Con el servidor del preload (el notebook de «Más allá»), la corrida nace de él: sin el arranque
+    # de Python ni los imports en cada proceso.
+    from harness.beyond.preload import relay_if_preloaded
+
+    relay_if_preloaded("harness.beyond.batch_agent")
 
 
 import json

@@ -26,6 +26,11 @@ from harness.errors import HarnessError
 from harness.formats import Checkpoint, LedgerEntry
 from harness.tools import NOTES_PATH
 
+if __name__ == "__main__":  # con un servidor que ya importó DBOS, la medición nace de él (preload)
+    from harness.beyond.preload import relay_if_preloaded
+
+    relay_if_preloaded("harness.beyond.cost_formats")
+
 FORMATS = ("json", "jsonl", "dbos")
 _NOTES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", NOTES_PATH)
 
@@ -138,14 +143,37 @@ def measure(fmt, turns, workdir):
 
     Cada medición corre en un proceso aparte: ``wchar`` cuenta todo lo que el proceso escribe (un
     kernel de Jupyter escribe en sus sockets a la vez), y el motor es uno por proceso."""
+    return _collect(fmt, _start(fmt, turns, workdir))
+
+
+def measure_all(turns, folder, formats=FORMATS):
+    """{formato: [(segundos, bytes)] por turno}, cada uno en ``folder``/formato. Los procesos corren a la
+    vez: cada uno cuenta solo sus propios bytes, así que las cifras de bytes son las mismas que una por
+    una (los segundos no: se reparten el disco)."""
+    started = {fmt: _start(fmt, turns, os.path.join(folder, fmt)) for fmt in formats}
+    return {fmt: _collect(fmt, process) for fmt, process in started.items()}
+
+
+def _start(fmt, turns, workdir):
     os.makedirs(workdir, exist_ok=True)
     args = [sys.executable, "-m", "harness.beyond.cost_formats", fmt, str(turns), os.fspath(workdir)]
-    done = subprocess.run(args, capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise HarnessError(f"La medición de {fmt} falló: {done.stderr.strip().splitlines()[-1:]}")
-    return [tuple(row) for row in json.loads(done.stdout)]
+    # Con el preload (harness.beyond.preload), el proceso nace de uno que ya importó DBOS.
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _collect(fmt, process):
+    out, err = process.communicate()
+    if process.returncode:
+        raise HarnessError(f"La medición de {fmt} falló: {err.strip().splitlines()[-1:]}")
+    return [tuple(row) for row in json.loads(out)]
+
+
+def main(argv=None):
+    """``python -m harness.beyond.cost_formats FORMATO TURNOS CARPETA``: la medición, en JSON."""
+    fmt, turns, workdir = sys.argv[1:] if argv is None else argv
+    print(json.dumps(MEASURES[fmt](int(turns), workdir)))
+    return 0
 
 
 if __name__ == "__main__":
-    fmt, turns, workdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    print(json.dumps(MEASURES[fmt](turns, workdir)))
+    sys.exit(main())

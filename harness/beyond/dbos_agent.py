@@ -61,7 +61,7 @@ POLL_SECONDS = 0.05
 if __name__ == "__main__":  # con un servidor que ya importó DBOS, la corrida nace de él (preload)
     from harness.beyond.preload import relay_if_preloaded
 
-    relay_if_preloaded()
+    relay_if_preloaded("harness.beyond.dbos_agent")
 
 from dbos import DBOS, SetWorkflowID  # noqa: E402 (después de las constantes: tarda más de un segundo)
 

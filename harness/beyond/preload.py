@@ -1,19 +1,22 @@
-"""El agente de DBOS sin pagar en cada corrida el import de DBOS (más de un segundo: SQLAlchemy, psycopg).
+"""Los programas de DBOS de «Más allá» sin pagar en cada proceso el import de DBOS (más de un segundo:
+SQLAlchemy, psycopg).
 
-Un servidor importa ``harness.beyond.dbos_agent`` una sola vez y, por cada corrida que le piden, hace
-``fork``: la corrida es un proceso propio, que nace con DBOS ya importado y sin lanzar (sin hilos ni
-base abiertos), con los stdin/stdout/stderr, el directorio, el entorno y los argumentos de quien la
-pidió; una caída lo termina de verdad (``os._exit(137)``), como siempre. Quien la pidió es el proceso
-que lanzó la persona (``python -m harness.beyond.dbos_agent``): manda su pedido, reenvía Ctrl-C,
-SIGTERM y SIGHUP a la corrida y sale con su código.
+Un servidor importa ``dbos`` una sola vez y, por cada corrida que le piden, hace ``fork``: la corrida
+es un proceso propio, que nace con DBOS ya importado y sin lanzar (sin hilos ni base abiertos), con los
+stdin/stdout/stderr, el directorio, el entorno y los argumentos de quien la pidió, e importa ahí su
+módulo (uno de ``PROGRAMS``: el agente de DBOS, el trabajador de la cola, la medición de costos, el
+agente de lotes), así que lee su entorno como siempre. Una caída lo termina de verdad (``os._exit(137)``, o un SIGKILL a su
+pid), como siempre. Quien la pidió es el proceso que lanzó la persona (``python -m harness.beyond.…``):
+manda su pedido, reenvía Ctrl-C, SIGTERM y SIGHUP a la corrida y sale con su código; si a la corrida
+la mató una señal, muere de la misma señal.
 
-    preload_dbos_agent()   # en el notebook: desde aquí, cada corrida del agente de DBOS nace del servidor
+    preload_dbos_agent()   # en el notebook: desde aquí, cada uno de esos procesos nace del servidor
 
-Sin servidor (o si no responde), el agente corre como siempre. Con ``AGENT_MAX_TURNS`` o
-``AGENT_JITTER_MS`` también: el agente los lee al importarse, y el servidor ya se importó sin ellos.
+Sin servidor (o si no responde), el programa corre como siempre.
 """
 
 import atexit
+import importlib
 import io
 import json
 import os
@@ -27,23 +30,25 @@ import tempfile
 from harness.early_signals import pending
 
 SOCKET_ENV = "DBOS_AGENT_PRELOAD"
-IMPORT_TIME = ("AGENT_MAX_TURNS", "AGENT_JITTER_MS")
+# Lo que el servidor sabe correr: cada módulo, con su main(argv) que devuelve el código de salida.
+PROGRAMS = ("harness.beyond.dbos_agent", "harness.beyond.queue_worker", "harness.beyond.cost_formats")
+PROGRAMS += ("harness.beyond.batch_agent",)  # sin DBOS, pero sin pagar el arranque de Python en cada corrida
 _STOPS = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 # —— El proceso que lanzó la persona ——
 
 
-def relay_if_preloaded():
-    """Si hay un servidor, la corrida la hace un fork suyo y este proceso sale con su código; si no,
-    vuelve sin hacer nada (y el agente importa DBOS y corre aquí)."""
+def relay_if_preloaded(program):
+    """Si hay un servidor, la corrida de ``program`` (uno de ``PROGRAMS``) la hace un fork suyo y este
+    proceso sale con su código; si no, vuelve sin hacer nada (y el programa importa DBOS y corre aquí)."""
     path = os.environ.get(SOCKET_ENV)
-    if not path or any(os.environ.get(name) for name in IMPORT_TIME):
+    if not path:
         return
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
-        request = {"argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd()}
+        request = {"program": program, "argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd()}
         socket.send_fds(sock, [json.dumps(request).encode("utf-8")], [0, 1, 2])
         sock.shutdown(socket.SHUT_WR)
         answers = sock.makefile("r", encoding="ascii")
@@ -56,7 +61,19 @@ def relay_if_preloaded():
     if pending():  # llegó antes, mientras este proceso arrancaba (hold_signals)
         _forward(pid, pending())
     line = answers.readline()
-    os._exit(int(line) if line.strip().lstrip("-").isdigit() else 1)
+    _exit_like(int(line) if line.strip().lstrip("-").isdigit() else 1)
+
+
+def _exit_like(code):
+    """Sale con ``code``; si es negativo (a la corrida la mató esa señal), muere de la misma señal, para
+    que quien espera a este proceso vea lo mismo que vería sin el servidor."""
+    if code < 0:
+        try:
+            signal.signal(-code, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL no se puede cambiar (ni hace falta)
+            pass
+        os.kill(os.getpid(), -code)
+    os._exit(128 - code if code < 0 else code)
 
 
 def _forward(pid, signum):
@@ -71,13 +88,15 @@ def _forward(pid, signum):
 
 def serve(path):
     """Atiende pedidos en ``path`` hasta que se cierra su stdin (el kernel que lo arrancó terminó)."""
-    from harness.beyond import dbos_agent  # noqa: F401 (lo caro, una sola vez)
-
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # lo apaga su stdin, no un Ctrl-C
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
+    # Escucha antes de importar: una corrida que llega mientras tanto espera ese import, en vez de
+    # hacer el suyo a la vez (con dos núcleos, los dos tardarían el doble).
+    import dbos  # noqa: F401, PLC0415 (lo caro, una sola vez; cada programa se importa en su corrida)
+
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # cada hijo se recoge solo
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # lo apaga su stdin, no un Ctrl-C
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
     selector.register(sys.stdin, selectors.EVENT_READ)
@@ -108,15 +127,21 @@ def _attend(conn):
         _run(request, fds)
     for fd in fds:
         os.close(fd)
-    conn.sendall(f"{pid}\n".encode())
+    try:
+        conn.sendall(f"{pid}\n".encode())
+    except OSError:  # quien la pidió ya no está: la corrida sigue, nadie espera su código
+        pass
     _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    conn.sendall(f"{128 - code if code < 0 else code}\n".encode())
+    try:
+        conn.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())  # negativo: la señal que la mató
+    except OSError:
+        pass
     return 0
 
 
 def _run(request, fds):
-    """La corrida: los descriptores, el directorio, el entorno y los argumentos de quien la pidió."""
+    """La corrida: los descriptores, el directorio, el entorno y los argumentos de quien la pidió; su
+    módulo se importa aquí, con ese entorno."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
@@ -128,10 +153,13 @@ def _run(request, fds):
             getattr(signal, name), signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
         )
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd) for fd in (0, 1, 2))
-    from harness.beyond import dbos_agent
-
-    sys.argv = [dbos_agent.__file__, *request["argv"]]
-    code = _main_code(dbos_agent.main, request["argv"])
+    if request.get("program") in PROGRAMS:
+        program = importlib.import_module(request["program"])
+        sys.argv = [program.__file__, *request["argv"]]
+        code = _main_code(program.main, request["argv"])
+    else:
+        print(f"El servidor de DBOS precargado no corre «{request.get('program')}».", file=sys.stderr)
+        code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -170,7 +198,8 @@ def _stream(fd):
 def preload_dbos_agent():
     """Arranca el servidor y lo anuncia en el entorno: los procesos que este proceso lance heredan
     ``DBOS_AGENT_PRELOAD``. No lo espera: mientras importa DBOS, una corrida que llega antes no lo
-    encuentra escuchando y corre como siempre. Se apaga cuando este proceso termina."""
+    encuentra todavía y corre como siempre (una que llega con el socket ya abierto espera el import).
+    Se apaga cuando este proceso termina."""
     if os.environ.get(SOCKET_ENV):
         return
     folder = tempfile.mkdtemp(prefix="dbos-pre-")

@@ -17,7 +17,12 @@ import os
 import sys
 import threading
 
-from dbos import DBOS
+if __name__ == "__main__":  # con un servidor que ya importó DBOS, el trabajador nace de él (preload)
+    from harness.beyond.preload import relay_if_preloaded
+
+    relay_if_preloaded("harness.beyond.queue_worker")
+
+from dbos import DBOS  # noqa: E402 (después del preload: tarda más de un segundo)
 
 from harness.durable import write_durable
 from harness.idempotent import write_report_once
@@ -27,7 +32,9 @@ QUEUE_NAME = "tareas"
 REPORTS_DIR = "reportes"
 MARKS_DIR = "marcas"
 RECOVERED = "recuperó"  # la respuesta a «recuperar»: «[nombre] recuperó N flujos de X: id,id»
-_hang = {"pending": os.environ.get("WORKER_HANG") == "1"}
+READY = "listo"  # la primera línea: «[nombre] listo (pid N)», el pid del proceso que corre los pasos
+POLL_SECONDS = 0.02
+_hang = {}  # lo decide main() con WORKER_HANG: el módulo puede importarse antes (preload)
 
 
 def report_path(number):
@@ -67,7 +74,7 @@ def recover_from(dead):
 
 def serve(name):
     """Atiende las órdenes de la entrada estándar hasta ``salir`` (o hasta que se cierre)."""
-    print(f"[{name}] listo", flush=True)
+    print(f"[{name}] {READY} (pid {os.getpid()})", flush=True)
     for line in sys.stdin:
         command, _, arg = line.strip().partition(" ")
         if command == "recuperar":
@@ -78,7 +85,8 @@ def serve(name):
             break
 
 
-def main():
+def main(argv=None):
+    """Sin argumentos (``argv`` existe para el preload): todo lo dice el entorno."""
     name = os.environ.get("WORKER_NAME")
     url = os.environ.get("DBOS_SYSTEM_DATABASE_URL")
     if not name or not url:
@@ -87,12 +95,12 @@ def main():
     os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
     os.makedirs(REPORTS_DIR, exist_ok=True)
     os.makedirs(MARKS_DIR, exist_ok=True)
+    _hang["pending"] = os.environ.get("WORKER_HANG") == "1"
     config = {"name": "mas-alla-cola", "system_database_url": url, "executor_id": name}
     DBOS(config={**config, "application_version": "mas-alla-1", "log_level": "WARNING"})
     DBOS.launch()
-    DBOS.register_queue(
-        QUEUE_NAME, worker_concurrency=1, polling_interval_sec=0.1
-    )  # una tarea a la vez por trabajador
+    # Una tarea a la vez por trabajador; la cola se mira cada 20 ms: cada tarea espera una vuelta.
+    DBOS.register_queue(QUEUE_NAME, worker_concurrency=1, polling_interval_sec=POLL_SECONDS)
     try:
         serve(name)
     finally:

@@ -8,14 +8,16 @@ nunca una espera fija. Después lee lo que quedó: la tabla de flujos de la base
 """
 
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 from dbos import DBOSClient
 
-from harness.beyond.queue_worker import MARKS_DIR, QUEUE_NAME, RECOVERED, REPORTS_DIR, report_path
+from harness.beyond.queue_worker import MARKS_DIR, QUEUE_NAME, READY, RECOVERED, REPORTS_DIR, report_path
 from harness.crash_lab.words import plural
 from harness.tools import report_copies
 
@@ -36,7 +38,7 @@ def _start(name, url, workdir, **env):
     full.update(env, PYTHONUNBUFFERED="1")
     # Los avisos de DBOS van a un archivo: en el notebook saldrían mezclados con la salida de la celda.
     with open(os.path.join(workdir, f"{name}.log"), "w", encoding="utf-8") as log:
-        worker = subprocess.Popen(
+        worker = subprocess.Popen(  # con el preload, nace de un proceso que ya importó DBOS
             [sys.executable, "-m", "harness.beyond.queue_worker"],
             env=full,
             stdin=subprocess.PIPE,
@@ -44,14 +46,31 @@ def _start(name, url, workdir, **env):
             stderr=log,
             text=True,
         )
-    _expect(worker, f"[{name}] listo")
+    ready = _expect(worker, f"[{name}] {READY}")
+    # El pid del proceso que corre los pasos: con el preload no es el que se lanzó aquí (ese solo lo
+    # espera y sale como él), así que el SIGKILL va a ese pid.
+    worker.steps_pid = int(ready.rpartition("pid ")[2].rstrip(")"))
     return worker
+
+
+def _kill(worker):
+    """SIGKILL al proceso que corre los pasos (en Windows, TerminateProcess): no corre ni un finally.
+    El que se lanzó aquí, si es otro, muere de la misma señal (preload)."""
+    pid = getattr(worker, "steps_pid", worker.pid)
+    if os.name != "posix" or pid == worker.pid:
+        worker.kill()
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _expect(worker, start):
     line = worker.stdout.readline().strip()
     if not line.startswith(start):
-        raise RuntimeError(f"se esperaba «{start}» y el trabajador dijo «{line}» (su log: ver *.log)")
+        said = f"dijo «{line}»" if line else f"terminó sin decir nada (código {worker.wait(SAFETY_TIMEOUT)})"
+        raise RuntimeError(f"se esperaba «{start}» y el trabajador {said} (su log: ver *.log)")
     return line
 
 
@@ -108,7 +127,7 @@ def run_two_workers(url, workdir, tasks=20, idempotent=True):
         for number in range(2, tasks + 1):
             _enqueue(client, number)
         workers.append(_start(RESCUER, url, workdir, **env))
-        workers[0].kill()  # SIGKILL (en Windows, TerminateProcess): no corre ni un finally
+        _kill(workers[0])
         exit_code = workers[0].wait()
         recovered = _tell(workers[1], f"recuperar {DEAD}", f"[{RESCUER}] {RECOVERED}")
         _wait_for_results(client, tasks)
@@ -118,6 +137,7 @@ def run_two_workers(url, workdir, tasks=20, idempotent=True):
     finally:
         for worker in workers:
             if worker.poll() is None:  # un error o una interrupción a mitad: ningún proceso queda vivo
+                _kill(worker)
                 worker.kill()
                 worker.wait()
         if client is not None:
@@ -132,6 +152,25 @@ def run_two_workers(url, workdir, tasks=20, idempotent=True):
         "copias": {n: report_copies(os.path.join(workdir, report_path(n))) for n in range(1, tasks + 1)},
         "reportes": sorted(f for f in os.listdir(os.path.join(workdir, REPORTS_DIR)) if f.endswith(".txt")),
     }
+
+
+def run_both(server, folder, tasks=20):
+    """{"con clave": corrida, "sin clave": corrida}: las dos variantes a la vez, cada una en su base
+    (``server``/dbos_con_clave…) y en su carpeta (``folder``/dos-trabajadores-con_clave…); no comparten
+    nada más que el servidor, y mientras una espera a la base o a un proceso, la otra usa la CPU."""
+    variants = {"con_clave": True, "sin_clave": False}
+    with ThreadPoolExecutor(max_workers=len(variants)) as pool:
+        futures = {
+            name: pool.submit(
+                run_two_workers,
+                f"{server}/dbos_{name}",
+                os.path.join(folder, f"dos-trabajadores-{name}"),
+                tasks,
+                idempotent,
+            )
+            for name, idempotent in variants.items()
+        }
+        return {name.replace("_", " "): future.result() for name, future in futures.items()}
 
 
 def facts(figures):

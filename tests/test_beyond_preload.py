@@ -1,0 +1,80 @@
+"""El servidor que ya importó DBOS (``harness.beyond.preload``): cada programa nace de él y se comporta
+como sin él: lee su entorno en la corrida, muere de verdad y quien lo lanzó sale igual."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from harness.beyond import dbos_agent
+from harness.beyond.preload import SOCKET_ENV
+from harness.runner import run_agent_process
+
+SAFETY_TIMEOUT = 60  # solo una red de seguridad: se espera el socket, no un tiempo fijo
+
+
+@pytest.fixture(scope="module")
+def preload(tmp_path_factory):
+    """El entorno que anuncia un servidor ya escuchando (su socket existe)."""
+    path = str(tmp_path_factory.mktemp("preload") / "s")
+    server = subprocess.Popen([sys.executable, "-m", "harness.beyond.preload", path], stdin=subprocess.PIPE)
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not os.path.exists(path):
+        assert server.poll() is None and time.monotonic() < deadline, "el servidor no abrió su socket"
+        time.sleep(0.02)  # mira otra vez: el socket es el evento que se espera
+    yield {SOCKET_ENV: path}
+    server.stdin.close()
+    assert server.wait(timeout=SAFETY_TIMEOUT) == 0
+
+
+def start_worker(workdir, env):
+    """Un trabajador de la cola sobre un SQLite, y el pid que dice en su primera línea."""
+    full = {**os.environ, **env, "WORKER_NAME": "w", "PYTHONUNBUFFERED": "1"}
+    full["DBOS_SYSTEM_DATABASE_URL"] = f"sqlite:///{workdir / 'cola.sqlite'}"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.beyond.queue_worker"],
+        cwd=workdir,
+        env=full,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    ready = worker.stdout.readline()
+    assert ready.startswith("[w] listo (pid "), ready + worker.stderr.read()
+    return worker, int(ready.rpartition("pid ")[2].rstrip(")\n"))
+
+
+@pytest.mark.slow
+def test_a_sigkill_to_the_forked_worker_ends_its_launcher_with_the_same_signal(preload, tmp_path):
+    worker, pid = start_worker(tmp_path, preload)
+    assert pid != worker.pid  # los pasos corren en el fork del servidor, no en el proceso lanzado
+    os.kill(pid, signal.SIGKILL)
+    assert worker.wait(timeout=SAFETY_TIMEOUT) == -signal.SIGKILL  # como si hubiera muerto él mismo
+
+
+@pytest.mark.slow
+def test_without_the_server_the_worker_runs_in_its_own_process(tmp_path):
+    worker, pid = start_worker(tmp_path, {SOCKET_ENV: str(tmp_path / "no-hay-servidor")})
+    assert pid == worker.pid
+    worker.stdin.write("salir\n")
+    worker.stdin.close()
+    assert worker.wait(timeout=SAFETY_TIMEOUT) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("crash", [None, "after-tool:1"])
+def test_the_dbos_agent_reads_its_environment_in_the_run(preload, tmp_path, crash):
+    """AGENT_MAX_TURNS se lee al importar el agente: el servidor no lo importa, así que la corrida que
+    nace de él lo lee con el entorno de quien la pidió, y dice y sale lo mismo que sin el servidor."""
+    runs = []
+    for name, extra in [("con", preload), ("sin", {})]:
+        (tmp_path / name).mkdir()
+        env = {"AGENT_MAX_TURNS": "1", **extra}
+        runs.append(run_agent_process(tmp_path / name, agent=dbos_agent.__file__, crash_after=crash, env=env))
+    with_server, without = runs
+    assert with_server == without
+    assert with_server.returncode == (137 if crash else 1)
