@@ -168,10 +168,12 @@ class LogLine(namedtuple("LogLine", _LOG_FIELDS, defaults=(None, None, None, Fal
     __slots__ = ()
 
 
-_SAVE = re.compile(r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?( " + re.escape(REFILLED) + ")?")
-_RESUME = re.compile(r"\[resume\] leído turn=(\d+) pending=(\S+)")
-_RECONCILE = re.compile(r"\[resume\]\[reconcile\] tool_use_id=(\S+) name=(\S+) (.*)")
-_RERUN_REASON = re.compile(r"fallo en el registro, (.+), volviendo a ejecutar")
+# Patrones sin compilar: re los compila (y guarda) la primera vez que se lee un log; el agente, que solo
+# escribe líneas, no paga esa compilación en cada proceso.
+_SAVE = r"\[turn (\d+)\]\[save ([AB])\](?: pending=(\S+))?( " + re.escape(REFILLED) + ")?"
+_RESUME = r"\[resume\] leído turn=(\d+) pending=(\S+)"
+_RECONCILE = r"\[resume\]\[reconcile\] tool_use_id=(\S+) name=(\S+) (.*)"
+_RERUN_REASON = r"fallo en el registro, (.+), volviendo a ejecutar"
 
 
 def _pending(names):
@@ -185,12 +187,12 @@ def _branch(tail):
 def parse_line(line):
     """La ``LogLine`` de una línea del contrato, o None si la línea es otra cosa."""
     line = line.rstrip("\n")
-    if m := _SAVE.fullmatch(line):
+    if m := re.fullmatch(_SAVE, line):
         return LogLine("save", int(m[1]), m[2], _pending(m[3]) if m[2] == "A" else None, bool(m[4]))
-    if m := _RESUME.fullmatch(line):
+    if m := re.fullmatch(_RESUME, line):
         return LogLine("resume", int(m[1]), pending=_pending(m[2]))
-    if m := _RECONCILE.fullmatch(line):
-        branch, reason = _branch(m[3]), _RERUN_REASON.fullmatch(m[3])
+    if m := re.fullmatch(_RECONCILE, line):
+        branch, reason = _branch(m[3]), re.fullmatch(_RERUN_REASON, m[3])
         return LogLine("reconcile", tool_use_id=m[1], name=m[2], branch=branch, reason=reason and reason[1])
     if line.startswith("[kill] "):
         text = line[len("[kill] ") :]
