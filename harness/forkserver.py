@@ -10,8 +10,9 @@ importado (casi todo el costo de una corrida corta).
 Un servidor atiende una corrida a la vez (quien corre varias a la vez usa un servidor por hilo): así
 todo proceso que lleve su marca (``SERVER_MARK``, en el entorno con que nació el servidor, que es el que
 ``/proc/PID/environ`` muestra de cada ``fork`` suyo) es de la corrida en curso, y se puede matar aunque
-haya dejado el grupo. Lo genérico de nacer de un fork (``adopt``, ``exit_code``) lo usa también el
-servidor de corridas del Nivel 2.
+haya dejado el grupo. Lo genérico de nacer de un fork lo usan también los otros servidores: ``adopt`` y
+``exit_code`` el de DBOS de «Más allá» (``harness.beyond.preload``), ``exit_code`` y ``shut_down`` el del
+Nivel 2.
 """
 
 import json
@@ -21,7 +22,6 @@ import socket
 import subprocess
 import sys
 import types
-import uuid
 
 # La marca del servidor en su entorno (la heredan en ``/proc`` sus forks, aunque cambien su os.environ).
 SERVER_MARK = "HARNESS_SERVIDOR_DE_CORRIDAS"
@@ -192,7 +192,7 @@ class Server:
     """Un servidor, arrancado con ``env`` (``startup_env`` de las corridas que hará); ``close`` lo apaga."""
 
     def __init__(self, env):
-        self.mark = uuid.uuid4().hex
+        self.mark = os.urandom(16).hex()
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         full = {**env, SERVER_MARK: self.mark, "PYTHONIOENCODING": "utf-8"}
         try:

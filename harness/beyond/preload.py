@@ -28,6 +28,7 @@ import sys
 import tempfile
 
 from harness.early_signals import pending
+from harness.forkserver import adopt, exit_code
 
 SOCKET_ENV = "DBOS_AGENT_PRELOAD"
 # Lo que el servidor sabe correr: cada módulo, con su main(argv) que devuelve el código de salida.
@@ -142,12 +143,7 @@ def _attend(conn):
 def _run(request, fds):
     """La corrida: los descriptores, el directorio, el entorno y los argumentos de quien la pidió; su
     módulo se importa aquí, con ese entorno."""
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-        os.close(fd)
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
+    adopt(fds, request["cwd"], request["env"])
     for name in _STOPS:
         signal.signal(
             getattr(signal, name), signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
@@ -172,7 +168,7 @@ def _main_code(main, argv):
     try:
         code = main(argv)
     except SystemExit as done:
-        code = done.code
+        return exit_code(done)
     return code if isinstance(code, int) else (0 if code is None else 1)
 
 
