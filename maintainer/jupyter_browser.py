@@ -42,24 +42,36 @@ def free_port():
         return s.getsockname()[1]
 
 
-def api(base, token, path, method="GET"):
-    req = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {token}"})
+def api(base, token, path, method="GET", body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        f"{base}{path}", data=data, method=method, headers={"Authorization": f"token {token}"}
+    )
     with urllib.request.urlopen(req, timeout=5) as resp:
         body = resp.read()
     return json.loads(body) if body else None
 
 
-def list_kernels(base, token):
-    """Los kernels del servidor. jupyter_server registra un kernel que arranca un instante antes de
-    darle ``last_activity`` y, si se lista justo entonces, responde 500: se vuelve a preguntar."""
+def _listing(base, token, path):
+    """Una lista del servidor. jupyter_server registra un kernel que arranca un instante antes de darle
+    ``last_activity`` y, si se lista justo entonces, responde 500: se vuelve a preguntar."""
     deadline = time.monotonic() + PAGE_S
     while True:
         try:
-            return api(base, token, "/api/kernels")
+            return api(base, token, path)
         except urllib.error.HTTPError as err:
             if err.code < 500 or time.monotonic() > deadline:
                 raise
         time.sleep(0.2)
+
+
+def list_kernels(base, token):
+    return _listing(base, token, "/api/kernels")
+
+
+def sessions(base, token):
+    """Las sesiones abiertas: cada una con la ruta de su notebook (relativa a la raíz) y su kernel."""
+    return _listing(base, token, "/api/sessions")
 
 
 def _wait_for_server(proc, base, token, log_path):
@@ -99,15 +111,18 @@ class Server:
         # «reset»: JupyterLab no reabre lo que dejó abierto una página anterior del mismo servidor.
         return f"{self.base}{APPS[app].format(name)}?reset&token={self.token}"
 
-    def wait_for_idle_kernel(self):
-        """El indicador de la página dice «idle» antes de que exista el kernel: se pregunta al servidor."""
+    def wait_for_idle_kernel(self, name):
+        """El indicador de la página dice «idle» antes de que exista el kernel: se pregunta al servidor por
+        el de la sesión de ``name`` (solo ese: un kernel de otra prueba que aún se apaga no lo retrasa)."""
         deadline = time.monotonic() + PAGE_S
         while time.monotonic() < deadline:
-            kernels = list_kernels(self.base, self.token)
-            if kernels and all(k["execution_state"] == "idle" for k in kernels):
+            states = [
+                s["kernel"]["execution_state"] for s in sessions(self.base, self.token) if s["path"] == name
+            ]
+            if states and all(state == "idle" for state in states):
                 return
             time.sleep(0.2)
-        raise RuntimeError(f"El kernel del notebook no quedó listo en {PAGE_S} s")
+        raise RuntimeError(f"El kernel de {name} no quedó listo en {PAGE_S} s")
 
     def shutdown_kernels(self):
         """Apaga los kernels de la prueba; uno que ya se estaba apagando no es un error."""
@@ -184,7 +199,7 @@ def open_notebook(page, server, app, name, wait_kernel=True):
     page.goto(server.url(app, name), timeout=PAGE_S * 1000)
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=PAGE_S * 1000)
     if wait_kernel:
-        server.wait_for_idle_kernel()
+        server.wait_for_idle_kernel(name)
 
 
 def run_all(page):

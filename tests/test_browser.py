@@ -521,7 +521,7 @@ def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server,
         # línea que pide ejecutar la celda, nunca «Error displaying widget».
         server.shutdown_kernels()
         page.reload()
-        server.wait_for_idle_kernel()
+        server.wait_for_idle_kernel(name)
         lab = page.locator(".cl-root")
         expect(lab).to_be_visible(timeout=STEP_MS)
         expect(lab.locator(".cl-offline")).to_be_visible(timeout=STEP_MS)

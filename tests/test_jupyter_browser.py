@@ -5,7 +5,11 @@ kernels justo entonces responde 500. La prueba del tema oscuro cayó así una ve
 espera al kernel no puede tomar ese 500 por un fallo.
 """
 
+import asyncio
+import json
 import threading
+import time
+import uuid
 
 import pytest
 
@@ -43,3 +47,57 @@ def test_listing_kernels_survives_kernels_that_are_starting(tmp_path):
             lister.join()
     assert failures == []
     assert listings[0] > 0
+
+
+def execute_request(code):
+    header = {"msg_id": uuid.uuid4().hex, "msg_type": "execute_request", "session": uuid.uuid4().hex}
+    content = {"code": code, "silent": False, "store_history": False, "user_expressions": {}}
+    return json.dumps(
+        {
+            "header": {**header, "username": "", "version": "5.3"},
+            "parent_header": {},
+            "metadata": {},
+            "content": {**content, "allow_stdin": False},
+            "channel": "shell",
+        }
+    )
+
+
+def state(server, kernel_id):
+    return api(server.base, server.token, f"/api/kernels/{kernel_id}")["execution_state"]
+
+
+@pytest.mark.slow
+def test_waiting_for_a_notebook_kernel_ignores_a_busy_kernel_of_another_notebook(tmp_path):
+    """Una prueba del navegador cayó así en CI: esperaba a que todos los kernels del servidor
+    estuvieran libres, y el de otro notebook seguía ocupado. Cada kernel se conecta por su websocket,
+    como lo hace la página (el servidor lo da por listo cuando responde por ahí)."""
+    from tornado.websocket import websocket_connect
+
+    root, private = tmp_path / "raiz", tmp_path / "jupyter"
+    root.mkdir()
+    with jupyter_server(root, private) as server:
+
+        async def open_session(path):
+            body = {"path": path, "type": "notebook", "name": "", "kernel": {"name": "python3"}}
+            kernel = api(server.base, server.token, "/api/sessions", method="POST", body=body)["kernel"]["id"]
+            ws_base = server.base.replace("http", "ws", 1)
+            url = f"{ws_base}/api/kernels/{kernel}/channels?token={server.token}"
+            return kernel, await websocket_connect(url)
+
+        async def scenario():
+            other, other_ws = await open_session("otro.ipynb")
+            server.wait_for_idle_kernel("otro.ipynb")
+            await other_ws.write_message(execute_request("import time\ntime.sleep(600)"))
+            deadline = time.monotonic() + 60  # red de seguridad: se espera el estado, no un tiempo
+            while state(server, other) != "busy" and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert state(server, other) == "busy"
+            mine, mine_ws = await open_session("mio.ipynb")
+            server.wait_for_idle_kernel("mio.ipynb")
+            assert (state(server, mine), state(server, other)) == ("idle", "busy")
+            other_ws.close()
+            mine_ws.close()
+
+        asyncio.run(scenario())
+        server.shutdown_kernels()
