@@ -9,7 +9,7 @@ al final). Así el archivo generado es lo que queda de ejecutar todas las celdas
 una defensa dejó atrás: es el agente de referencia.
 
 Cada bloque va tras una línea ``# %% <notebook> · celda <id>`` (una traza lleva a su celda), debajo de
-un encabezado que dice de dónde viene, y al final va el ``sys.exit(main())``. Se lee el ``.ipynb``
+un encabezado que dice de dónde viene, y al final va el ``sys.exit`` de ``main()`` (``MAIN_GUARD``). Se lee el ``.ipynb``
 guardado, no la memoria del kernel: lo que no se guardó no se exporta.
 """
 
@@ -25,7 +25,13 @@ from harness.errors import HarnessError
 EXPORT_MARKER = re.compile(r"#\|\s*export\s*")
 # La línea que abre cada bloque exportado: de qué notebook y de qué celda (por su id) viene.
 CELL_MARKER = re.compile(r"# %% (?P<notebook>\S+) · celda (?P<id>\S+)")
-MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(main())\n'
+# Al final de cada agente. gc.freeze(): cada corrida es un proceso, y al cerrarse el intérprete recorre con
+# el recolector de basura todo lo que creó; congelado, se lo salta (alrededor de un décimo de la CPU de una
+# caída y su reanudación: python -m benchmarks.agent_cpu). Lo demás no cambia: sys.exit sigue vaciando la
+# salida y dando el código.
+MAIN_GUARD = (
+    'if __name__ == "__main__":\n    import gc\n\n    code = main()\n    gc.freeze()\n    sys.exit(code)\n'
+)
 
 
 class Chunk(NamedTuple):

@@ -322,4 +322,8 @@ def assistant_turn(cp):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import gc
+
+    code = main()
+    gc.freeze()
+    sys.exit(code)

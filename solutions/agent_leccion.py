@@ -248,4 +248,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import gc
+
+    code = main()
+    gc.freeze()
+    sys.exit(code)

@@ -19,7 +19,7 @@ from course_files import LESSON_NOTEBOOK, snapshot
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from harness.errors import HarnessError
-from harness.export import CELL_MARKER, export_agent, export_cells, render_agent
+from harness.export import CELL_MARKER, MAIN_GUARD, export_agent, export_cells, render_agent
 from harness.runner import run_agent_process
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 
@@ -80,7 +80,7 @@ def test_the_agent_has_a_header_the_cells_in_order_and_the_main_guard(toy_notebo
     assert [line for line in text.splitlines() if line.startswith("#|")] == []
     assert text.index("GREETING = 'hola'") < text.index("def main():")
     assert "print('celda de demostración" not in text and "y = 2" not in text and "z = 3" not in text
-    assert text.endswith('if __name__ == "__main__":\n    sys.exit(main())\n')
+    assert text.endswith(MAIN_GUARD) and MAIN_GUARD.startswith('if __name__ == "__main__":\n')
 
 
 def test_the_exported_file_runs_as_a_script(toy_notebook, tmp_path):
@@ -223,9 +223,9 @@ def test_every_block_has_a_marker_naming_a_real_cell(toy_notebook, which):
     for notebook, cell_id, code in blocks:
         assert notebook == os.path.basename(path)
         source = cells[cell_id].source
-        assert source.startswith("#|") and code.removesuffix(
-            'if __name__ == "__main__":\n    sys.exit(main())'
-        ).strip("\n") == source.partition("\n")[2].strip("\n")
+        assert source.startswith("#|") and code.removesuffix(MAIN_GUARD.strip("\n")).strip(
+            "\n"
+        ) == source.partition("\n")[2].strip("\n")
 
 
 def cell_of_line(text, lineno):
