@@ -4,7 +4,6 @@ Una etiqueta es ``<tipo>:<n>``; n cuenta las veces que ese tipo ocurrió en este
 Si coincide con la variable de entorno ``CRASH_AFTER``, ``crash_point`` lanza ``SimulatedCrash``.
 """
 
-import contextlib
 import os
 from collections import Counter
 
@@ -47,10 +46,15 @@ def reset_crash_points():
     _counts.clear()
 
 
-@contextlib.contextmanager
 def crash_at(label):
     """Como ``CRASH_AFTER=label`` en la terminal, pero dentro del kernel: la caída se imprime como
-    ``[kill]`` y el bloque termina ahí."""
+    ``[kill]`` y el bloque termina ahí (``with crash_at("after-tool:2"): ...``)."""
+    import contextlib  # solo en un kernel: cada proceso del agente importa este módulo y no lo usa
+
+    return contextlib.contextmanager(_crash_block)(label)
+
+
+def _crash_block(label):
     os.environ["CRASH_AFTER"] = label
     reset_crash_points()  # cada bloque cuenta desde 1, como un proceso nuevo
     try:

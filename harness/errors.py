@@ -1,7 +1,6 @@
 """La excepción base de las condiciones esperadas: main() las muestra en una línea, sin traza; y los
 fallos del disco dichos en español, con qué se intentaba (leer, escribir, borrar) y qué quedó."""
 
-import contextlib
 import errno
 import os
 import sys
@@ -56,16 +55,26 @@ class DiskError(OSError):
         self.action, self.outcome = action, outcome
 
     @classmethod
-    @contextlib.contextmanager
     def doing(cls, action, outcome, path=None):
         """Dentro del bloque, un OSError sale como ``DiskError``; ``path`` nombra el archivo cuando el
         error no trae uno (un fsync, por ejemplo)."""
-        try:
-            yield
-        except DiskError:
-            raise
-        except OSError as err:
-            raise cls(err, action, outcome, path) from err
+        return _Doing(cls, action, outcome, path)
+
+
+class _Doing:
+    """El bloque de ``DiskError.doing``. Una clase y no contextlib: cada proceso del agente de la lección
+    importa este módulo, y contextlib no se importa gratis."""
+
+    def __init__(self, cls, action, outcome, path):
+        self.cls, self.action, self.outcome, self.path = cls, action, outcome, path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, traceback):
+        if isinstance(err, OSError) and not isinstance(err, DiskError):
+            raise self.cls(err, self.action, self.outcome, self.path) from err
+        return False
 
 
 def disk_failure(err):
@@ -96,23 +105,27 @@ def print_final(line):
         return 0
     except OSError as err:
         _silence_stdout()
-        with contextlib.suppress(OSError, ValueError):
+        try:
             print(
                 f"La tarea terminó, pero no se pudo mostrar su última línea: {os_reason(err)}. El punto "
                 "de control y el reporte ya están guardados.",
                 file=sys.stderr,
                 flush=True,
             )
+        except (OSError, ValueError):
+            pass  # stderr tampoco acepta nada: queda el código de salida
         return 1
 
 
 def _silence_stdout():
     """Tras un error de la salida estándar: lo que quedó en su búfer iría a parar de nuevo a la salida
     rota al terminar el proceso (y Python lo mostraría en inglés); se manda a /dev/null."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # sin stdout que redirigir: no hay búfer que pueda volver a la salida rota
 
 
 class NotWrittenYetError(HarnessError):
