@@ -17,14 +17,19 @@ solo motivo por marca, y en CI (que instala todo) falla. Al final, la cuenta de 
 import importlib.util
 import os
 import shutil
+import subprocess
+import sys
+import time
 from collections import Counter
 from functools import cache
 
 import pytest
 
+from harness.beyond.preload import SOCKET_ENV
 from maintainer.paths import REFERENCE_AGENT
 
 AGENTS = ("referencia",)
+PRELOAD_START_S = 60  # solo una red de seguridad: se espera el socket, no un tiempo fijo
 
 
 def pytest_addoption(parser):
@@ -56,6 +61,21 @@ def agent(request):
     if not os.path.isfile(path):
         pytest.exit(f"--agent {path}: no existe ese archivo", returncode=4)
     return path
+
+
+@pytest.fixture(scope="module")
+def dbos_preload(tmp_path_factory):
+    """El entorno que anuncia un servidor de ``harness.beyond.preload`` ya escuchando (su socket existe):
+    los programas de DBOS que se lancen con él nacen de un fork que ya importó DBOS, como en el notebook."""
+    path = str(tmp_path_factory.mktemp("preload") / "s")
+    server = subprocess.Popen([sys.executable, "-m", "harness.beyond.preload", path], stdin=subprocess.PIPE)
+    deadline = time.monotonic() + PRELOAD_START_S
+    while not os.path.exists(path):
+        assert server.poll() is None and time.monotonic() < deadline, "el servidor no abrió su socket"
+        time.sleep(0.02)  # mira otra vez: el socket es el evento que se espera
+    yield {SOCKET_ENV: path}
+    server.stdin.close()
+    assert server.wait(timeout=PRELOAD_START_S) == 0
 
 
 @pytest.fixture

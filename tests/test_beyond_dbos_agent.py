@@ -1,4 +1,8 @@
-"""El agente sobre DBOS, muerto de verdad (código 137) en cada punto de caída y retomado en otro proceso."""
+"""El agente sobre DBOS, muerto de verdad (código 137) en cada punto de caída y retomado en otro proceso.
+
+Las caídas en cada punto corren como en el notebook, cada proceso nacido del servidor que ya importó DBOS
+(``dbos_preload``: sin pagar el import en cada una); las demás pruebas, como las lanza quien no tiene el
+servidor. Que las dos formas se comportan igual lo prueba ``tests/test_beyond_preload.py``."""
 
 import os
 
@@ -24,11 +28,11 @@ def branch(stdout):
     return next((b for b, marker in dbos_agent.BRANCH_MARKERS.items() if marker in stdout), None)
 
 
-def crash_and_resume(workdir, label, variant):
-    crashed = run_agent_process(workdir, agent=AGENT, crash_after=label, variant=variant, env={})
+def crash_and_resume(workdir, label, variant, env):
+    crashed = run_agent_process(workdir, agent=AGENT, crash_after=label, variant=variant, env=env)
     assert crashed.returncode == 137, crashed.stderr
     assert f"[kill] caída simulada en {label}" in crashed.stdout
-    resumed = run_agent_process(workdir, agent=AGENT, resume=True, variant=variant)
+    resumed = run_agent_process(workdir, agent=AGENT, resume=True, variant=variant, env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert "[done] Reporte escrito en report.txt, tarea completa." in resumed.stdout
     return resumed, report_copies(os.path.join(workdir, "report.txt"))
@@ -36,17 +40,17 @@ def crash_and_resume(workdir, label, variant):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
-def test_at_least_once_write_report(tmp_path, kind):
+def test_at_least_once_write_report(tmp_path, kind, dbos_preload):
     """Sin clave, la ventana ② del tercer turno deja dos copias: el motor vuelve a ejecutar el paso."""
-    resumed, copies = crash_and_resume(tmp_path, f"{kind}:3", "al-menos-una-vez")
+    resumed, copies = crash_and_resume(tmp_path, f"{kind}:3", "al-menos-una-vez", dbos_preload)
     assert branch(resumed.stdout) == EXPECTED[kind]
     assert copies == (2 if kind == "after-tool" else 1)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("label", EVERY_POINT)
-def test_idempotent_write_report_one_copy_after_every_point(tmp_path, label):
-    resumed, copies = crash_and_resume(tmp_path, label, "idempotente")
+def test_idempotent_write_report_one_copy_after_every_point(tmp_path, label, dbos_preload):
+    resumed, copies = crash_and_resume(tmp_path, label, "idempotente", dbos_preload)
     assert branch(resumed.stdout) == EXPECTED[label.split(":")[0]]
     # La línea del motor nombra el turno de la caída (el laboratorio la dibuja en ese turno).
     assert f"[resume][dbos] turn={label.split(':')[1]} " in resumed.stdout

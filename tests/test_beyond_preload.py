@@ -5,7 +5,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -13,21 +12,7 @@ from harness.beyond import dbos_agent
 from harness.beyond.preload import SOCKET_ENV
 from harness.runner import run_agent_process
 
-SAFETY_TIMEOUT = 60  # solo una red de seguridad: se espera el socket, no un tiempo fijo
-
-
-@pytest.fixture(scope="module")
-def preload(tmp_path_factory):
-    """El entorno que anuncia un servidor ya escuchando (su socket existe)."""
-    path = str(tmp_path_factory.mktemp("preload") / "s")
-    server = subprocess.Popen([sys.executable, "-m", "harness.beyond.preload", path], stdin=subprocess.PIPE)
-    deadline = time.monotonic() + SAFETY_TIMEOUT
-    while not os.path.exists(path):
-        assert server.poll() is None and time.monotonic() < deadline, "el servidor no abrió su socket"
-        time.sleep(0.02)  # mira otra vez: el socket es el evento que se espera
-    yield {SOCKET_ENV: path}
-    server.stdin.close()
-    assert server.wait(timeout=SAFETY_TIMEOUT) == 0
+SAFETY_TIMEOUT = 60  # solo una red de seguridad
 
 
 def start_worker(workdir, env):
@@ -49,8 +34,8 @@ def start_worker(workdir, env):
 
 
 @pytest.mark.slow
-def test_a_sigkill_to_the_forked_worker_ends_its_launcher_with_the_same_signal(preload, tmp_path):
-    worker, pid = start_worker(tmp_path, preload)
+def test_a_sigkill_to_the_forked_worker_ends_its_launcher_with_the_same_signal(dbos_preload, tmp_path):
+    worker, pid = start_worker(tmp_path, dbos_preload)
     assert pid != worker.pid  # los pasos corren en el fork del servidor, no en el proceso lanzado
     os.kill(pid, signal.SIGKILL)
     assert worker.wait(timeout=SAFETY_TIMEOUT) == -signal.SIGKILL  # como si hubiera muerto él mismo
@@ -67,11 +52,11 @@ def test_without_the_server_the_worker_runs_in_its_own_process(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("crash", [None, "after-tool:1"])
-def test_the_dbos_agent_reads_its_environment_in_the_run(preload, tmp_path, crash):
+def test_the_dbos_agent_reads_its_environment_in_the_run(dbos_preload, tmp_path, crash):
     """AGENT_MAX_TURNS se lee al importar el agente: el servidor no lo importa, así que la corrida que
     nace de él lo lee con el entorno de quien la pidió, y dice y sale lo mismo que sin el servidor."""
     runs = []
-    for name, extra in [("con", preload), ("sin", {})]:
+    for name, extra in [("con", dbos_preload), ("sin", {})]:
         (tmp_path / name).mkdir()
         env = {"AGENT_MAX_TURNS": "1", **extra}
         runs.append(run_agent_process(tmp_path / name, agent=dbos_agent.__file__, crash_after=crash, env=env))

@@ -386,7 +386,9 @@ def open_step_has_output(state, turn):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("label, variant", ENGINE_CASES)
-def test_engine_variant_shows_what_the_engine_did(lab, label, variant):
+def test_engine_variant_shows_what_the_engine_did(lab, label, variant, dbos_preload, monkeypatch):
+    for name, value in dbos_preload.items():  # como en el notebook: cada corrida nace con DBOS importado
+        monkeypatch.setenv(name, value)
     kind, turn = label.split(":")
     turn = int(turn)
     lab.click("choose", label, variant)

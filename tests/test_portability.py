@@ -240,15 +240,20 @@ def test_the_recorder_sees_what_a_child_process_creates(tmp_path):
 
 @pytest.mark.slow
 @LONG
-def test_no_path_the_notebooks_create_has_a_name_windows_refuses(copy_of_repo, tmp_path, monkeypatch):
+def test_no_path_the_notebooks_create_has_a_name_windows_refuses(
+    copy_of_repo, tmp_path, monkeypatch, nbval_paths
+):
     """Cada notebook, de arriba abajo y sin fcntl, en un kernel que anota cada ruta que crea (y cada
-    agente que lanza, otro proceso, también): ninguna lleva un nombre que Windows rechaza."""
+    agente que lanza, otro proceso, también): ninguna lleva un nombre que Windows rechaza. Los que nbval
+    ya corrió enteros en este proceso (la pasada de portabilidad; ``nbval_paths``, conftest.py de la raíz)
+    no se ejecutan otra vez: se revisan las rutas que anotaron sus kernels."""
+    ran = nbval_paths.ran() if nbval_paths else set()
     log = tmp_path / "rutas.txt"
     monkeypatch.setenv("CURSO_RUTAS_CREADAS", os.fspath(log))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([NO_FCNTL["PYTHONPATH"], os.fspath(copy_of_repo)]))
     monkeypatch.setenv("TMPDIR", os.fspath(tmp_path))  # las carpetas temporales de las comprobaciones
     failures = {}
-    for notebook in NOTEBOOKS:
+    for notebook in [nb for nb in NOTEBOOKS if nb.relative_to(REPO).as_posix() not in ran]:
         copied = copy_of_repo / notebook.relative_to(REPO)
         # Las fuentes del instructor no tienen la lección al lado: usan el agente de referencia, como
         # al calificar (harness.exercise_feedback lee LESSON_AGENT).
@@ -260,7 +265,10 @@ def test_no_path_the_notebooks_create_has_a_name_windows_refuses(copy_of_repo, t
             execute(cleared(copied), copied.parent, timeout=300)
         except Exception as err:  # noqa: BLE001 (se informa al final, junto con los nombres)
             failures[os.fspath(notebook.relative_to(REPO))] = str(err).strip().splitlines()[-1:]
-    created = created_paths(log)
+    created = created_paths(log) if log.exists() else set()
+    if ran:
+        created |= created_paths(Path(nbval_paths.log)) | set(Path(nbval_paths.tmp).rglob("*"))
+        created |= set((REPO / "notebooks").rglob("*"))  # lo que nbval dejó en notebooks/_trabajo
     # Los agentes que lanzaron los notebooks anotaron lo suyo: la anotación llegó a otros procesos.
     assert any(path.name == "checkpoint.json" for path in created)
     created |= set(copy_of_repo.rglob("*")) | set(tmp_path.rglob("*"))
