@@ -35,6 +35,7 @@ import threading
 from harness.base_loop import MAX_TURNS, ask_model, tool_uses, usage_tokens
 from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
+from harness.beyond.preload import copy_empty_database
 from harness.beyond.process_death import die_at, stop_here
 from harness.clients import make_client
 from harness.contract import turn_limit_text
@@ -221,11 +222,24 @@ def _workflow_id(resume):
 
 
 def fresh_files():
-    """Una apertura limpia: sin la base SQLite, el reporte ni los recibos de una corrida anterior."""
+    """Una apertura limpia: sin la base SQLite, el reporte ni los recibos de una corrida anterior. Nacida
+    del servidor con DBOS importado, la base SQLite empieza como una copia de la vacía ya migrada."""
     for path in (DATABASE, f"{DATABASE}-journal", f"{DATABASE}-wal", receipts_path(REPORT_PATH)):
         if os.path.isfile(path):
             os.remove(path)
+    if not os.environ.get(DATABASE_URL_ENV):
+        copy_empty_database(DATABASE)
     prepare_task_files()
+
+
+def write_empty_database(target):
+    """La base del motor recién creada, sin flujos, en ``target`` (la plantilla del servidor precargado):
+    se lanza y se cierra el motor sobre un SQLite en la carpeta de ``target``."""
+    os.environ.pop(DATABASE_URL_ENV, None)
+    os.chdir(os.path.dirname(target))
+    launch(executor_id="plantilla")
+    DBOS.destroy(destroy_registry=False)
+    os.replace(DATABASE, target)
 
 
 def launch(executor_id):

@@ -97,6 +97,7 @@ def serve(path):
     # hacer el suyo a la vez (con dos núcleos, los dos tardarían el doble).
     import dbos  # noqa: F401, PLC0415 (lo caro, una sola vez; cada programa se importa en su corrida)
 
+    _make_empty_database(os.path.join(os.path.dirname(os.path.abspath(path)), "dbos-vacia.sqlite"))
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # cada hijo se recoge solo
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
@@ -112,6 +113,41 @@ def serve(path):
                 listener.close()
                 os._exit(_attend(conn))
             conn.close()
+
+
+# —— Una base vacía ya migrada ——
+
+_EMPTY = {"path": None}  # la del servidor; cada corrida nace con este valor
+
+
+def _make_empty_database(target):
+    """Lanza el motor una vez sobre un SQLite nuevo, en un hijo (el servidor sigue sin hilos ni base
+    abiertos: sus forks nacen limpios), y guarda el resultado en ``target``: las tablas del motor
+    creadas, sin ningún flujo. Si algo falla, cada corrida nueva crea su base como siempre."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            from harness.beyond.dbos_agent import write_empty_database  # noqa: PLC0415
+
+            write_empty_database(target)
+            code = 0
+        except BaseException:  # noqa: BLE001 (sin plantilla, las corridas hacen su propia base)
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status == 0 and os.path.isfile(target):
+        _EMPTY["path"] = target
+
+
+def copy_empty_database(dest):
+    """En una corrida nacida del servidor, ``dest`` pasa a ser una copia de la base vacía ya migrada
+    (abrirla ahorra al motor crear sus tablas); devuelve si la copió. Fuera del servidor, no hace nada."""
+    if not _EMPTY["path"]:
+        return False
+    import shutil  # noqa: PLC0415 (solo en una corrida del servidor)
+
+    shutil.copyfile(_EMPTY["path"], dest)
+    return True
 
 
 def _attend(conn):
