@@ -127,9 +127,8 @@ def _make_empty_database(target):
     pid = os.fork()
     if pid == 0:
         try:
-            from harness.beyond.dbos_agent import write_empty_database  # noqa: PLC0415
-
-            write_empty_database(target)
+            # Por su nombre, como cada programa: el agente importa este módulo (copy_empty_database).
+            importlib.import_module("harness.beyond.dbos_agent").write_empty_database(target)
             code = 0
         except BaseException:  # noqa: BLE001 (sin plantilla, las corridas hacen su propia base)
             code = 1
