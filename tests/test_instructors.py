@@ -25,7 +25,7 @@ from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading import edicion_estudiantes, paths
-from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, generate
+from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config
 from solutions.grading.sample_class import CLASS, NIVEL_1, NIVEL_2, SOLUTION_MARKERS, submit
 from solutions.grading.truth import OBSERVED_FIELDS
 
@@ -71,9 +71,9 @@ def run(module, *args, cwd=REPO_ROOT, env=None, python=sys.executable):
 
 
 @pytest.fixture(scope="module")
-def small_class(tmp_path_factory):
-    course_dir = tmp_path_factory.mktemp("clase")
-    submit(course_dir, generate(course_dir), SMALL_CLASS)
+def small_class(released_course):
+    course_dir, released = released_course("clase")
+    submit(course_dir, released, SMALL_CLASS)
     done = run("solutions.grading.grade_class", course_dir)
     assert done.returncode == 0, done.stderr[-3000:]
     return course_dir
@@ -494,7 +494,8 @@ def test_the_annotated_solutions_pass_strict_nbval():
     from maintainer.paths import ANNOTATED
 
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", ANNOTATED],
+        # Un solo proceso (-n 0): es un notebook, y sus celdas corren juntas en uno de todos modos.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", ANNOTATED],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
