@@ -253,7 +253,7 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
     with open(os.path.join(small_class, "nbgrader_config.py"), "w", encoding="utf-8") as f:
         f.write(f"load_subconfig({os.path.join(REPO_ROOT, 'solutions/grading/nbgrader_config.py')!r})\n")
     # Quien estaba en blanco entrega ahora la solución; el repositorio se mudó. El comando corre con el
-    # python del entorno sin activarlo y con un entorno mínimo (env -i): nbgrader encuentra alembic.
+    # python del entorno sin activarlo y con un entorno mínimo (env -i): nbgrader se encuentra igual.
     submit(
         small_class,
         {n: os.path.join(small_class, "release", ASSIGNMENT, f"{n}.ipynb") for n in EXERCISES},
@@ -279,8 +279,8 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
 @pytest.mark.slow
 @pytest.mark.needs_bwrap
 def test_the_class_command_runs_with_an_empty_environment(small_class, tmp_path):
-    """``env -i`` y el python del entorno sin activar: nbgrader (``generate_assignment``, que llama a
-    ``alembic`` por su nombre) y el aislamiento se encuentran igual, sin traza."""
+    """``env -i`` y el python del entorno sin activar: nbgrader (``generate_assignment``, que arma
+    ``gradebook.db``) y el aislamiento se encuentran igual, sin traza."""
     course = tmp_path / "curso"
     shutil.copytree(small_class / "submitted" / "correcta", course / "submitted" / "correcta")
     done = run("solutions.grading.grade_class", course, env={})
