@@ -84,6 +84,26 @@ def workdir(tmp_path):
     return tmp_path
 
 
+@pytest.fixture(scope="session")
+def released_course(tmp_path_factory):
+    """``fresh(nombre)``: una carpeta de curso nueva con la tarea ya registrada, y {ejercicio: notebook
+    repartido}. ``generate_assignment`` corre una vez por proceso de pruebas (carga nbgrader y arma
+    ``gradebook.db``: segundos de procesador); cada clase de muestra parte de una copia de esa carpeta,
+    como la que copia quien califica a mano."""
+    from solutions.grading.release import ASSIGNMENT, EXERCISES, generate
+
+    template = tmp_path_factory.mktemp("curso_generado")
+    generate(template)
+
+    def fresh(name):
+        course_dir = tmp_path_factory.mktemp(name)
+        shutil.copytree(template, course_dir, dirs_exist_ok=True)
+        release = os.path.join(course_dir, "release", ASSIGNMENT)
+        return course_dir, {n: os.path.join(release, f"{n}.ipynb") for n in EXERCISES}
+
+    return fresh
+
+
 # —— Niveles: lo que cada marca pide de la máquina, y la cuenta de lo que se saltó ——
 
 

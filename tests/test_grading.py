@@ -1,9 +1,11 @@
 """Calificación con nbgrader: las fuentes de instructor, los notebooks repartidos y una clase de muestra.
 
-Una sola carpeta de curso temporal para todo el módulo (generate_assignment corre una vez). Las
-entregas se arman desde las fuentes: la versión repartida con las celdas de respuesta reemplazadas.
+Una sola carpeta de curso temporal para todo el módulo (una copia de la que arma generate_assignment,
+una vez por proceso de pruebas: ``released_course`` en ``tests/conftest.py``). Las entregas se arman
+desde las fuentes: la versión repartida con las celdas de respuesta reemplazadas.
 """
 
+import contextlib
 import csv
 import hashlib
 import json
@@ -11,6 +13,7 @@ import os
 import select
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -22,7 +25,7 @@ from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.preprocessors import CUT_NOTE, DEAD_NOTE, WarmExecute
-from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, generate, nbgrader
+from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, nbgrader
 from solutions.grading.sample_class import (
     CLASS,
     ESCAPE_PORT_FILE,
@@ -45,10 +48,33 @@ SECRET = "sk-ant-de-quien-califica"
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course_dir = tmp_path_factory.mktemp("curso")
-    released = generate(course_dir)
-    return course_dir, released
+def course(released_course):
+    return released_course("curso")
+
+
+# El programa ``alembic`` (su punto de entrada, ``alembic.config:main``), sin la gramática de
+# rfc3987_syntax (``solutions/grading/__init__.py``): lo mismo que imprime, más barato de lanzar.
+ALEMBIC = (
+    "import sys; sys.modules['rfc3987_syntax'] = None; from alembic.config import main; sys.exit(main())"
+)
+
+
+@pytest.mark.slow
+def test_a_new_gradebook_records_the_version_alembic_names(course):
+    """La versión del esquema que ``alembic_head`` lee sin lanzar otro proceso es la que ``alembic heads``
+    imprime (lo que nbgrader preguntaría), y es la que anotó la base que creó ``generate_assignment``."""
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from solutions.grading import alembic_head
+
+    course_dir, _ = course
+    with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
+        said = subprocess.run(
+            [sys.executable, "-c", ALEMBIC, "-c", ini, "heads"], capture_output=True, text=True, check=True
+        ).stdout
+    assert said.split("\n")[0].split(" ")[0] == alembic_head.head()
+    with contextlib.closing(sqlite3.connect(os.path.join(course_dir, "gradebook.db"))) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(alembic_head.head(),)]
 
 
 # —— Los notebooks repartidos no se apartan de lo que genera nbgrader ——

@@ -11,7 +11,7 @@ import re
 import pytest
 from nbgrader.api import Gradebook
 
-from solutions.grading.release import ASSIGNMENT, generate
+from solutions.grading.release import ASSIGNMENT
 from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
 from tests.test_instructors import run
 
@@ -30,9 +30,9 @@ MANY_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{3,}(?![\w.])")
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course_dir = tmp_path_factory.mktemp("clase_justa")
-    submit(course_dir, generate(course_dir), STUDENTS)
+def graded(released_course):
+    course_dir, released = released_course("clase_justa")
+    submit(course_dir, released, STUDENTS)
     broken = course_dir / "submitted" / "nivel_2_roto" / ASSIGNMENT / f"{NIVEL_2}.ipynb"
     broken.write_text("{no es json", encoding="utf-8")
     done = run("solutions.grading.grade_class", course_dir)

@@ -25,7 +25,7 @@ from nbgrader.api import Gradebook
 
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading import edicion_estudiantes, paths
-from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config, generate
+from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config
 from solutions.grading.sample_class import CLASS, NIVEL_1, NIVEL_2, SOLUTION_MARKERS, submit
 from solutions.grading.truth import OBSERVED_FIELDS
 
@@ -71,9 +71,9 @@ def run(module, *args, cwd=REPO_ROOT, env=None, python=sys.executable):
 
 
 @pytest.fixture(scope="module")
-def small_class(tmp_path_factory):
-    course_dir = tmp_path_factory.mktemp("clase")
-    submit(course_dir, generate(course_dir), SMALL_CLASS)
+def small_class(released_course):
+    course_dir, released = released_course("clase")
+    submit(course_dir, released, SMALL_CLASS)
     done = run("solutions.grading.grade_class", course_dir)
     assert done.returncode == 0, done.stderr[-3000:]
     return course_dir
@@ -253,7 +253,7 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
     with open(os.path.join(small_class, "nbgrader_config.py"), "w", encoding="utf-8") as f:
         f.write(f"load_subconfig({os.path.join(REPO_ROOT, 'solutions/grading/nbgrader_config.py')!r})\n")
     # Quien estaba en blanco entrega ahora la solución; el repositorio se mudó. El comando corre con el
-    # python del entorno sin activarlo y con un entorno mínimo (env -i): nbgrader encuentra alembic.
+    # python del entorno sin activarlo y con un entorno mínimo (env -i): nbgrader se encuentra igual.
     submit(
         small_class,
         {n: os.path.join(small_class, "release", ASSIGNMENT, f"{n}.ipynb") for n in EXERCISES},
@@ -279,8 +279,8 @@ def test_only_new_submissions_are_graded_and_a_moved_repository_still_grades(sma
 @pytest.mark.slow
 @pytest.mark.needs_bwrap
 def test_the_class_command_runs_with_an_empty_environment(small_class, tmp_path):
-    """``env -i`` y el python del entorno sin activar: nbgrader (``generate_assignment``, que llama a
-    ``alembic`` por su nombre) y el aislamiento se encuentran igual, sin traza."""
+    """``env -i`` y el python del entorno sin activar: nbgrader (``generate_assignment``, que arma
+    ``gradebook.db``) y el aislamiento se encuentran igual, sin traza."""
     course = tmp_path / "curso"
     shutil.copytree(small_class / "submitted" / "correcta", course / "submitted" / "correcta")
     done = run("solutions.grading.grade_class", course, env={})
@@ -494,7 +494,8 @@ def test_the_annotated_solutions_pass_strict_nbval():
     from maintainer.paths import ANNOTATED
 
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", ANNOTATED],
+        # Un solo proceso (-n 0): es un notebook, y sus celdas corren juntas en uno de todos modos.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", ANNOTATED],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -27,7 +27,7 @@ from nbgrader.preprocessors import (
 )
 
 try:
-    from solutions.grading import paths, sandbox
+    from solutions.grading import alembic_head, paths, sandbox
 except ModuleNotFoundError as missing:
     if missing.name not in ("solutions", "solutions.grading"):
         raise
@@ -44,6 +44,9 @@ from solutions.grading.preprocessors import (
     RestoreStructure,
     WarmExecute,
 )
+
+# Una base nueva anota la versión de su esquema sin lanzar otro proceso (alembic_head.py).
+alembic_head.install()
 
 c = get_config()  # noqa: F821 (lo inyecta traitlets al cargar el archivo)
 

@@ -72,8 +72,9 @@ def course_config(course_dir):
 def importable_env(env=None):
     """``env`` (por omisión, el de este proceso) con el repositorio al frente de PYTHONPATH: así un
     proceso nuevo que corre en otra carpeta (la del curso) importa ``solutions``. Y con la carpeta de
-    este intérprete al frente de PATH: nbgrader llama a ``alembic`` por su nombre, y un entorno
-    virtual sin activar no lo tiene en PATH."""
+    este intérprete al frente de PATH: nbgrader llama a sus programas por su nombre (``alembic`` en
+    ``nbgrader db upgrade``; al crear una base ya no, ``alembic_head``), y un entorno virtual sin
+    activar no los tiene en PATH."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [paths.ROOT, env.get("PYTHONPATH")]))
     env["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), env.get("PATH")]))

@@ -356,12 +356,15 @@ HANDED_IN_MODULES = {
     "harness/__init__.py": _BROKEN_MODULE,
 }
 
-# Un bucle que no se deja interrumpir: ignora SIGINT (la interrupción de una celda).
+# Un bucle que no se deja interrumpir: ignora SIGINT (la interrupción de una celda). Espera en vez de
+# girar: lo suyo es no dejarse interrumpir (el bucle que gira es el de «bucle»), y así no le quita
+# núcleo a la clase mientras se corta (su tiempo límite y la espera de la interrupción).
 IGNORES_SIGINT = """import signal
+import time
 
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 while True:
-    pass"""
+    time.sleep(1)"""
 
 # Llena /dev/shm (memoria de la máquina) con 1 GiB antes de responder bien.
 FILLS_SHM = """with open("/dev/shm/relleno", "wb") as f:
@@ -396,7 +399,11 @@ UNICODE_NFD = solution(NIVEL_1, "momento_1").replace("no reanudó", unicodedata.
 CAPITALISED = solution(NIVEL_1, "momento_2").replace('"agregando is_error"', '"Agregando is_error"')
 
 # estudiante: {notebook: {grade_id: nueva fuente, o None para borrar la celda}}; None = en blanco.
-# Un notebook que no está en el diccionario no se entrega.
+# Un notebook que no está en el diccionario no se entrega (vale 0). Una entrega que ataca un solo nivel
+# entrega solo ese notebook: el otro sería la respuesta modelo, que ya califican «correcta» y las
+# demás, y cada notebook cuesta un kernel aislado (y, el del Nivel 2, sus corridas). Entregan los dos
+# las que atacan lo que comparten los dos notebooks (la carpeta, el kernel que muere, /dev/shm, el
+# repositorio, los módulos traídos) o se comparan con «correcta» nota por nota.
 CLASS = {
     "correcta": {name: {} for name in EXERCISES},
     "en_blanco": None,
@@ -408,31 +415,31 @@ CLASS = {
         },
         NIVEL_2: {"script": _prod_order_script()},
     },
-    "a_medias": {NIVEL_1: {"momento_1": HALF_RIGHT}, NIVEL_2: {}},
-    "secuestra_kernel": {NIVEL_1: {"momento_1": HIJACK}, NIVEL_2: {}},
-    "objeto_mentiroso": {NIVEL_1: {"momento_2": LIAR}, NIVEL_2: {}},
-    "atrapa_la_caida": {NIVEL_1: {}, NIVEL_2: {"corregida": CATCHING_FIX}},
-    "script_falso": {NIVEL_1: {}, NIVEL_2: {"script": FORGED_SCRIPT}},
+    "a_medias": {NIVEL_1: {"momento_1": HALF_RIGHT}},
+    "secuestra_kernel": {NIVEL_1: {"momento_1": HIJACK}},
+    "objeto_mentiroso": {NIVEL_1: {"momento_2": LIAR}},
+    "atrapa_la_caida": {NIVEL_2: {"corregida": CATCHING_FIX}},
+    "script_falso": {NIVEL_2: {"script": FORGED_SCRIPT}},
     "escapa": {NIVEL_1: {"momento_1": ESCAPE}, NIVEL_2: {}},
     "enlaza": {NIVEL_1: {"momento_1": LINKS}, NIVEL_2: {}},
-    "anida": {NIVEL_1: {"momento_1": NESTED}, NIVEL_2: {}},
+    "anida": {NIVEL_1: {"momento_1": NESTED}},
     "borra_celdas": {
         NIVEL_1: {"preparacion": None, "momento_3": None, "prueba_momento_3": None},
         NIVEL_2: {"produccion": None},
     },
-    "avisa_por_stderr": {NIVEL_1: {}, NIVEL_2: {"corregida": NOISY_FIX}},
-    "bucle": {NIVEL_1: {"momento_3": "while True:\n    pass"}, NIVEL_2: {}},
-    "imprime_en_bucle": {NIVEL_1: {"momento_3": 'while True:\n    print("x" * 1000)'}, NIVEL_2: {}},
+    "avisa_por_stderr": {NIVEL_2: {"corregida": NOISY_FIX}},
+    "bucle": {NIVEL_1: {"momento_3": "while True:\n    pass"}},
+    "imprime_en_bucle": {NIVEL_1: {"momento_3": 'while True:\n    print("x" * 1000)'}},
     "mata_su_kernel": {NIVEL_1: {"momento_1": "import os\n\nos._exit(0)"}, NIVEL_2: {}},
     "lee_soluciones": {
         NIVEL_1: {"momento_1": READS_SOLUTIONS, "momento_2": READS_TRUTH, "momento_3": READS_CLASSMATE},
         NIVEL_2: {},
     },
-    "falsifica_avisos": {NIVEL_1: {}, NIVEL_2: {"script": FORGES_EVENTS}},
-    "siente_el_momento": {NIVEL_1: {}, NIVEL_2: {"corregida": SENSES_THE_MOMENT}},
-    "hijo_sobrevive": {NIVEL_1: {}, NIVEL_2: {"corregida": SURVIVING_CHILD}},
+    "falsifica_avisos": {NIVEL_2: {"script": FORGES_EVENTS}},
+    "siente_el_momento": {NIVEL_2: {"corregida": SENSES_THE_MOMENT}},
+    "hijo_sobrevive": {NIVEL_2: {"corregida": SURVIVING_CHILD}},
     "trae_modulos": {name: {} for name in EXERCISES},
-    "ignora_sigint": {NIVEL_1: {"momento_3": IGNORES_SIGINT}, NIVEL_2: {}},
+    "ignora_sigint": {NIVEL_1: {"momento_3": IGNORES_SIGINT}},
     "llena_shm": {NIVEL_1: {"momento_1": FILLS_SHM}, NIVEL_2: {}},
     "delega_al_agente": {NIVEL_1: {}, NIVEL_2: {"corregida": DELEGATES}},
     "escribe_en_nfd": {NIVEL_1: {"momento_1": UNICODE_NFD, "momento_2": CAPITALISED}, NIVEL_2: {}},
@@ -448,25 +455,25 @@ HONEST = {
     "correcta": {NIVEL_1: 6, NIVEL_2: 6},
     "en_blanco": {NIVEL_1: 0, NIVEL_2: 0},
     "equivocada": {NIVEL_1: 5.71, NIVEL_2: 3},
-    "a_medias": {NIVEL_1: 5.14, NIVEL_2: 6},
-    "secuestra_kernel": {NIVEL_1: 4, NIVEL_2: 6},
-    "objeto_mentiroso": {NIVEL_1: 4, NIVEL_2: 6},
-    "atrapa_la_caida": {NIVEL_1: 6, NIVEL_2: 3},
-    "script_falso": {NIVEL_1: 6, NIVEL_2: 3},
+    "a_medias": {NIVEL_1: 5.14, NIVEL_2: 0},
+    "secuestra_kernel": {NIVEL_1: 4, NIVEL_2: 0},
+    "objeto_mentiroso": {NIVEL_1: 4, NIVEL_2: 0},
+    "atrapa_la_caida": {NIVEL_1: 0, NIVEL_2: 3},
+    "script_falso": {NIVEL_1: 0, NIVEL_2: 3},
     "escapa": {NIVEL_1: 4, NIVEL_2: 6},
     "enlaza": {NIVEL_1: 4, NIVEL_2: 6},
-    "anida": {NIVEL_1: 4, NIVEL_2: 6},
+    "anida": {NIVEL_1: 4, NIVEL_2: 0},
     "borra_celdas": {NIVEL_1: 4, NIVEL_2: 6},
-    "avisa_por_stderr": {NIVEL_1: 6, NIVEL_2: 6},
-    "bucle": {NIVEL_1: 4, NIVEL_2: 6},
-    "imprime_en_bucle": {NIVEL_1: 4, NIVEL_2: 6},
+    "avisa_por_stderr": {NIVEL_1: 0, NIVEL_2: 6},
+    "bucle": {NIVEL_1: 4, NIVEL_2: 0},
+    "imprime_en_bucle": {NIVEL_1: 4, NIVEL_2: 0},
     "mata_su_kernel": {NIVEL_1: 4, NIVEL_2: 6},
     "lee_soluciones": {NIVEL_1: 0, NIVEL_2: 6},
-    "falsifica_avisos": {NIVEL_1: 6, NIVEL_2: 3},
-    "siente_el_momento": {NIVEL_1: 6, NIVEL_2: 3},
-    "hijo_sobrevive": {NIVEL_1: 6, NIVEL_2: 3},
+    "falsifica_avisos": {NIVEL_1: 0, NIVEL_2: 3},
+    "siente_el_momento": {NIVEL_1: 0, NIVEL_2: 3},
+    "hijo_sobrevive": {NIVEL_1: 0, NIVEL_2: 3},
     "trae_modulos": {NIVEL_1: 6, NIVEL_2: 6},
-    "ignora_sigint": {NIVEL_1: 4, NIVEL_2: 6},
+    "ignora_sigint": {NIVEL_1: 4, NIVEL_2: 0},
     "llena_shm": {NIVEL_1: 4, NIVEL_2: 6},
     "delega_al_agente": {NIVEL_1: 6, NIVEL_2: 3},
     "escribe_en_nfd": {NIVEL_1: 6, NIVEL_2: 6},
