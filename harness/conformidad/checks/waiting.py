@@ -59,6 +59,7 @@ class Waiting(NamedTuple):
     out: list
     err: list
     fd: int  # el lado de la FIFO que tiene la suite
+    readers: tuple  # los hilos que leen stdout y stderr: lo último llega después de que el proceso sale
 
     def not_held(self, scenario, expected, section):
         """La fila ✗ de un agente que no llegó a esperar al modelo (terminó antes o quedó en otro lado)."""
@@ -86,6 +87,8 @@ class Waiting(NamedTuple):
                 with contextlib.suppress(BlockingIOError):
                     os.read(self.fd, 1 << 16)
         self.proc.wait(timeout=SAFETY)
+        for reader in self.readers:  # hasta el fin de cada pipe: la última línea de stderr es la que importa
+            reader.join(timeout=SAFETY)
         return AgentRun(self.proc.returncode, "".join(self.out), "".join(self.err))
 
 
@@ -116,7 +119,7 @@ def waiting_for_model(ctx, workdir, prefix=(), env=None):
             ]
             for reader in readers:
                 reader.start()
-            yield Waiting(proc, _wait_held(proc, fifo, out), out, err, fd)
+            yield Waiting(proc, _wait_held(proc, fifo, out), out, err, fd, tuple(readers))
         finally:
             if proc and proc.poll() is None:
                 proc.kill()
