@@ -9,6 +9,7 @@ todas las celdas por el menú, como una persona. Nunca descarga un navegador: us
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -34,6 +35,11 @@ CHROMIUM_ARGS = [
 SERVER_START_S, PAGE_S = 90, 90
 # Dónde se abre un notebook en cada interfaz.
 APPS = {"lab": "/lab/tree/{}", "notebook": "/notebooks/{}"}
+# Los ajustes de cada servidor, por plugin de JupyterLab (los lee también Notebook 7).
+SETTINGS = {
+    "apputils-extension/notification": {"fetchNews": "false"},
+    "docmanager-extension/plugin": {"autosave": False},
+}
 
 
 def free_port():
@@ -124,28 +130,29 @@ class Server:
             time.sleep(0.2)
         raise RuntimeError(f"El kernel de {name} no quedó listo en {PAGE_S} s")
 
-    def shutdown_kernels(self):
-        """Apaga los kernels de la prueba; uno que ya se estaba apagando no es un error."""
-        for kernel in list_kernels(self.base, self.token):
+    def shutdown_kernels(self, name=None):
+        """Apaga los kernels de la sesión de ``name`` (sin ``name``, todos); uno que ya se estaba
+        apagando no es un error."""
+        if name is None:
+            ids = [kernel["id"] for kernel in list_kernels(self.base, self.token)]
+        else:
+            ids = [s["kernel"]["id"] for s in sessions(self.base, self.token) if s["path"] == name]
+        for kernel in ids:
             with contextlib.suppress(OSError):
-                api(self.base, self.token, f"/api/kernels/{kernel['id']}", method="DELETE")
+                api(self.base, self.token, f"/api/kernels/{kernel}", method="DELETE")
 
 
 @contextlib.contextmanager
-def jupyter_server(root, private, theme=None):
+def jupyter_server(root, private):
     """JupyterLab y Notebook 7 sirviendo ``root``; ``private`` guarda su configuración y su log."""
     for sub in ("runtime", "config", "ipython", "workspaces"):
         (private / sub).mkdir(parents=True, exist_ok=True)
-    settings = private / "settings" / "@jupyterlab"
-    # Sin el aviso de noticias, que taparía parte del widget; el tema pedido (claro por omisión).
-    (settings / "apputils-extension").mkdir(parents=True, exist_ok=True)
-    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false"}'
-    )
-    if theme:
-        (settings / "apputils-extension" / "themes.jupyterlab-settings").write_text(
-            json.dumps({"theme": theme})
-        )
+    # Sin el aviso de noticias, que taparía parte del widget, y sin guardado automático: una página que
+    # sigue abierta entre pruebas guarda solo cuando una prueba lo pide.
+    for plugin, value in SETTINGS.items():
+        path = private / "settings" / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
     port, token = free_port(), secrets.token_hex(16)
     env = dict(
         os.environ,
@@ -206,3 +213,17 @@ def run_all(page):
     """Run → Run All Cells, por el menú (igual en JupyterLab y en Notebook 7)."""
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+
+def choose_theme(page, theme):
+    """Settings → Theme → ``theme`` por el menú (igual en JupyterLab y en Notebook 7); espera a que la
+    página lo aplique. El servidor lo guarda: las páginas que se abran después lo traen."""
+    light = "false" if "Dark" in theme else "true"
+    page.get_by_role("menuitem", name="Settings", exact=True).click()
+    # Lumino no les da rol a los submenús: se buscan por su texto entero.
+    item = page.locator(".lm-Menu:visible .lm-Menu-item")
+    item.filter(has_text=re.compile(r"^Theme$")).hover()
+    item.filter(has_text=re.compile(rf"^{re.escape(theme)}$")).click()
+    page.locator(f"body[data-jp-theme-light='{light}'][data-jp-theme-name='{theme}']").wait_for(
+        state="attached", timeout=PAGE_S * 1000
+    )

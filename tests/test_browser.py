@@ -1,10 +1,13 @@
 """El laboratorio de caídas en un navegador de verdad: Chromium de Debian, JupyterLab y Notebook 7.
 
-Cada prueba abre un notebook copiado a una carpeta temporal (correrlo escribe ``_trabajo/`` a su lado).
-Los procesos se cuentan por un hecho, no por tiempos: el agente de la prueba anota cada arranque en
-``procesos.log`` antes de correr el agente de referencia; y el kernel atiende los mensajes en orden,
-así que cuando la página muestra el resultado de un clic posterior, un segundo clic perdido ya habría
-lanzado su proceso. Deja capturas en ``test-output/browser/`` (ignorada por git).
+Un solo servidor para el módulo, y una página por interfaz que queda abierta entre pruebas
+(``SharedLab``): cada prueba vuelve a correr su única celda, que crea un laboratorio nuevo con su propia
+carpeta de trabajo; la ventana y el tema se cambian en esa misma página, como lo haría una persona. Las
+pruebas que recargan la página o apagan su kernel abren la suya. Los procesos se cuentan por un hecho,
+no por tiempos: el agente de la prueba anota cada arranque en su registro antes de correr el agente de
+referencia; y el kernel atiende los mensajes en orden, así que cuando la página muestra el resultado de
+un clic posterior, un segundo clic perdido ya habría lanzado su proceso. Deja capturas en
+``test-output/browser/`` (ignorada por git).
 """
 
 import contextlib
@@ -15,7 +18,7 @@ import time
 import nbformat
 import pytest
 
-from maintainer.jupyter_browser import jupyter_server, launch, open_notebook, run_all
+from maintainer.jupyter_browser import choose_theme, jupyter_server, launch, open_notebook, run_all
 from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
 
@@ -50,27 +53,33 @@ def browser():
         chromium.close()
 
 
+def write_lab(folder, test, before=""):
+    """Lo que corre la celda del laboratorio para la prueba ``test``: el agente contador con su registro
+    y un laboratorio con su carpeta de trabajo (``before``: código que corre antes de mostrarlo)."""
+    agent = folder / "contador.py"
+    agent.write_text(COUNTING_AGENT.format(log=str(folder / f"{test}.log"), agent=REFERENCE_AGENT))
+    (folder / "antes.py").write_text(
+        "from harness.crash_lab import CrashLab\n"
+        f'lab = CrashLab(workdir="_trabajo/{test}", agent="contador.py")\n{before}',
+        encoding="utf-8",
+    )
+
+
 def lab_notebook(server, name, before=""):
-    """Un notebook con solo el laboratorio, que corre el agente contador en su propia carpeta
-    (``before``: código que corre antes de mostrarlo)."""
+    """Un notebook con solo el laboratorio, en su propia carpeta: ``(ruta del notebook, carpeta)``."""
     folder = server.root / name
     folder.mkdir()
-    agent = folder / "contador.py"
-    agent.write_text(COUNTING_AGENT.format(log=str(folder / "procesos.log"), agent=REFERENCE_AGENT))
+    write_lab(folder, "laboratorio", before)
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [
-        nbformat.v4.new_code_cell(
-            "from harness.crash_lab import CrashLab\n"
-            f'lab = CrashLab(workdir="_trabajo/laboratorio", agent="contador.py")\n{before}lab'
-        )
-    ]
+    nb.cells = [nbformat.v4.new_code_cell('exec(open("antes.py", encoding="utf-8").read())\nlab')]
     nbformat.write(nb, folder / "lab.ipynb")
     return f"{name}/lab.ipynb", folder
 
 
-def processes(folder):
-    path = folder / "procesos.log"
+def processes(folder, test="laboratorio"):
+    """Los arranques del agente que anotó el contador de la prueba ``test``, en orden."""
+    path = folder / f"{test}.log"
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
@@ -101,59 +110,113 @@ def shot(page, name):
 
 
 @contextlib.contextmanager
-def lab_page(server, browser, app, name, width=1280, height=1000):
-    """(página, laboratorio) con el notebook ``name`` abierto y corrido; al salir cierra la página y
-    apaga los kernels de la prueba."""
-    page = browser.new_page(viewport={"width": width, "height": height})
+def own_page(server, browser, name):
+    """Una página solo para la prueba que abre el notebook ``name``; al salir la cierra y apaga el
+    kernel de ese notebook (no los de las páginas compartidas)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
     try:
-        yield page, open_lab(page, server, app, name)
+        yield page
     finally:
         page.close()
-        server.shutdown_kernels()
+        server.shutdown_kernels(name)
+
+
+class SharedLab:
+    """La página de una interfaz, abierta una vez en el módulo con un notebook de una sola celda, que
+    cada prueba vuelve a correr (``fresh``): abrir la interfaz y arrancar un kernel era casi todo el
+    tiempo de cada prueba."""
+
+    def __init__(self, server, browser, app):
+        self.name, self.folder = lab_notebook(server, f"compartido_{app}")
+        self.page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        open_notebook(self.page, server, app, self.name)
+
+    def fresh(self, test, before="", width=1280, height=1000):
+        """El laboratorio de la prueba ``test``, recién creado en una ventana de ``width``×``height``."""
+        from playwright.sync_api import expect
+
+        write_lab(self.folder, test, before)
+        self.page.set_viewport_size({"width": width, "height": height})
+        # El laboratorio anterior queda marcado: se espera el que crea esta corrida de la celda.
+        self.page.evaluate("() => document.querySelectorAll('.cl-root').forEach((n) => n.dataset.old = '1')")
+        run_all(self.page)
+        lab = self.page.locator(".cl-root:not([data-old])")
+        expect(lab).to_be_visible(timeout=STEP_MS)
+        expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
+        return self.page, lab
+
+    def processes(self, test):
+        return processes(self.folder, test)
+
+
+@pytest.fixture(scope="module")
+def labs(server, browser):
+    """La ``SharedLab`` de cada interfaz, creada la primera vez que una prueba la pide."""
+    opened = {}
+
+    def get(app):
+        if app not in opened:
+            opened[app] = SharedLab(server, browser, app)
+        return opened[app]
+
+    yield get
+    for shared in opened.values():
+        shared.page.close()
+
+
+THEMES = {"claro": "JupyterLab Light", "oscuro": "JupyterLab Dark"}
+
+
+@contextlib.contextmanager
+def in_theme(page, theme):
+    """La página con el tema ``theme`` («claro», el de siempre, u «oscuro») mientras dure el bloque."""
+    if theme == "claro":
+        yield
+        return
+    choose_theme(page, THEMES[theme])
+    try:
+        yield
+    finally:
+        choose_theme(page, THEMES["claro"])
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_double_click_starts_one_process_and_the_picture_shows_the_resume(server, browser, app):
+def test_double_click_starts_one_process_and_the_picture_shows_the_resume(labs, app):
     from playwright.sync_api import expect
 
-    name, folder = lab_notebook(server, f"doble_{app}")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
-        lab = open_lab(page, server, app, name)
-        # Antes de correr nada el dibujo no dice que algo ocurrió.
-        expect(lab.locator("svg [data-state='plan']")).to_have_count(12)
-        expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()
-        expect(lab.locator(".cl-reason")).to_contain_text("no hay nada que reanudar")
+    shared, test = labs(app), f"doble_{app}"
+    page, lab = shared.fresh(test)
+    # Antes de correr nada el dibujo no dice que algo ocurrió.
+    expect(lab.locator("svg [data-state='plan']")).to_have_count(12)
+    expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()
+    expect(lab.locator(".cl-reason")).to_contain_text("no hay nada que reanudar")
 
-        # La caída se elige pulsando el hueco del dibujo: después de la herramienta del turno 3.
-        step(lab, lambda: lab.locator("svg [data-label='after-save-b:1']").click())
-        expect(lab.locator("select")).to_have_value("after-save-b:1")
-        step(lab, lambda: lab.locator("svg [data-label='after-tool:3']").click())
-        expect(lab.locator("select")).to_have_value("after-tool:3")
+    # La caída se elige pulsando el hueco del dibujo: después de la herramienta del turno 3.
+    step(lab, lambda: lab.locator("svg [data-label='after-save-b:1']").click())
+    expect(lab.locator("select")).to_have_value("after-save-b:1")
+    step(lab, lambda: lab.locator("svg [data-label='after-tool:3']").click())
+    expect(lab.locator("select")).to_have_value("after-tool:3")
 
-        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).dblclick())
-        expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
-        expect(lab.locator("svg .cl-mark-kill")).to_have_count(1)
-        # Un clic posterior como barrera: cuando su pantalla llega, todo lo anterior ya se atendió.
-        step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).dblclick())
-        assert processes(folder) == ["corrida", "corrida --resume"]
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).dblclick())
+    expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
+    expect(lab.locator("svg .cl-mark-kill")).to_have_count(1)
+    # Un clic posterior como barrera: cuando su pantalla llega, todo lo anterior ya se atendió.
+    step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).dblclick())
+    assert shared.processes(test) == ["corrida", "corrida --resume"]
 
-        expect(lab.locator(".cl-branch")).to_contain_text("is_error")
-        expect(lab.locator(".cl-diskpanel")).to_contain_text("write_report se ejecutó de verdad: 1 vez")
-        # El dibujo muestra lo que hizo la reanudación: el save B rellenado y el turno 4 entero.
-        expect(lab.locator("svg text", has_text="turno 4")).to_have_count(1)
-        expect(lab.locator("svg [data-state='reanudación']")).to_have_count(5)
-        expect(lab.locator("svg", has_text="reconcile: is_error")).to_have_count(1)
-        expect(lab.locator(".cl-history li")).to_have_count(2)
-        expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()  # terminó en [done]
+    expect(lab.locator(".cl-branch")).to_contain_text("is_error")
+    expect(lab.locator(".cl-diskpanel")).to_contain_text("write_report se ejecutó de verdad: 1 vez")
+    # El dibujo muestra lo que hizo la reanudación: el save B rellenado y el turno 4 entero.
+    expect(lab.locator("svg text", has_text="turno 4")).to_have_count(1)
+    expect(lab.locator("svg [data-state='reanudación']")).to_have_count(5)
+    expect(lab.locator("svg", has_text="reconcile: is_error")).to_have_count(1)
+    expect(lab.locator(".cl-history li")).to_have_count(2)
+    expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()  # terminó en [done]
 
-        step(lab, lambda: lab.get_by_role("button", name="Reiniciar", exact=True).click())
-        assert processes(folder) == ["corrida", "corrida --resume"]
-        expect(lab.locator(".cl-logpanel")).to_contain_text("[done]")  # el log no se pierde
-        shot(page, f"doble_clic_{app}")
-    finally:
-        page.close()
-        server.shutdown_kernels()
+    step(lab, lambda: lab.get_by_role("button", name="Reiniciar", exact=True).click())
+    assert shared.processes(test) == ["corrida", "corrida --resume"]
+    expect(lab.locator(".cl-logpanel")).to_contain_text("[done]")  # el log no se pierde
+    shot(page, f"doble_clic_{app}")
 
 
 # Contraste WCAG de cada texto del laboratorio, con los estilos calculados por el navegador: el color
@@ -201,53 +264,35 @@ CUT = """(root) => [...root.querySelectorAll('*'), root]
   .map((n) => n.className.baseVal ?? n.className)"""
 
 
-def test_solo_b_warning_blames_the_right_design(server, browser):
+@pytest.mark.parametrize("app", ["lab"])
+def test_solo_b_warning_blames_the_right_design(labs, app):
     from playwright.sync_api import expect
 
-    name, folder = lab_notebook(server, "solo_b")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
-        lab = open_lab(page, server, "lab", name)
-        step(lab, lambda: lab.get_by_label("solo el punto B").check())
-        expect(lab.locator("svg [data-label^='after-save-a']")).to_have_count(0)
-        step(lab, lambda: lab.locator("svg [data-label='after-effect-write:3']").click())
-        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
-        # La trampa del informe: cambiar de variante entre Ejecutar y Reanudar.
-        step(lab, lambda: lab.get_by_label("dos puntos (A y B)").check())
-        step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
-        assert processes(folder) == ["corrida", "corrida --resume"]
-        expect(lab.locator(".cl-warn")).to_contain_text("¡write_report se ejecutó 2 veces!")
-        expect(lab.locator(".cl-warn")).to_contain_text("sin el punto A")
-        expect(lab.locator(".cl-story")).to_contain_text("«solo el punto B»")
-        expect(lab.locator(".cl-logpanel")).to_contain_text("AGENT_VARIANT=solo-b python agent.py --resume")
-        expect(lab.locator("svg [data-state='absent']")).to_have_count(3)
-        expect(lab.locator("svg [data-state='twice']")).not_to_have_count(0)
-        shot(page, "solo_b")
-    finally:
-        page.close()
-        server.shutdown_kernels()
+    shared, test = labs(app), "solo_b"
+    page, lab = shared.fresh(test)
+    step(lab, lambda: lab.get_by_label("solo el punto B").check())
+    expect(lab.locator("svg [data-label^='after-save-a']")).to_have_count(0)
+    step(lab, lambda: lab.locator("svg [data-label='after-effect-write:3']").click())
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+    # La trampa del informe: cambiar de variante entre Ejecutar y Reanudar.
+    step(lab, lambda: lab.get_by_label("dos puntos (A y B)").check())
+    step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
+    assert shared.processes(test) == ["corrida", "corrida --resume"]
+    expect(lab.locator(".cl-warn")).to_contain_text("¡write_report se ejecutó 2 veces!")
+    expect(lab.locator(".cl-warn")).to_contain_text("sin el punto A")
+    expect(lab.locator(".cl-story")).to_contain_text("«solo el punto B»")
+    expect(lab.locator(".cl-logpanel")).to_contain_text("AGENT_VARIANT=solo-b python agent.py --resume")
+    expect(lab.locator("svg [data-state='absent']")).to_have_count(3)
+    expect(lab.locator("svg [data-state='twice']")).not_to_have_count(0)
+    shot(page, "solo_b")
 
 
-@pytest.fixture(scope="module")
-def dark_server(tmp_path_factory):
-    """Como ``server``, con el tema oscuro: uno para las pruebas que lo piden (cada una, su notebook)."""
-    with jupyter_server(
-        tmp_path_factory.mktemp("raiz_oscura"),
-        tmp_path_factory.mktemp("jupyter_oscuro"),
-        theme="JupyterLab Dark",
-    ) as srv:
-        yield srv
-
-
-def test_dark_theme_contrast_and_a_1024_window(dark_server, browser):
+@pytest.mark.parametrize("app", ["lab"])
+def test_dark_theme_contrast_and_a_1024_window(labs, app):
     from playwright.sync_api import expect
 
-    server = dark_server
-    name, _ = lab_notebook(server, "oscuro")
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
-    try:
-        lab = open_lab(page, server, "lab", name)
-        expect(page.locator("body[data-jp-theme-light='false']")).to_have_count(1, timeout=STEP_MS)
+    page, lab = labs(app).fresh("oscuro", width=1024, height=768)
+    with in_theme(page, "oscuro"):
         if not page.locator("#filebrowser").is_visible():  # con el explorador de archivos abierto
             page.locator("[data-id='filebrowser']").click()
         expect(page.locator("#filebrowser")).to_be_visible()
@@ -265,9 +310,6 @@ def test_dark_theme_contrast_and_a_1024_window(dark_server, browser):
         panel = page.locator(".jp-NotebookPanel").bounding_box()
         assert box["x"] + box["width"] <= panel["x"] + panel["width"] + 1
         shot(page, "oscuro_1024")
-    finally:
-        page.close()
-        server.shutdown_kernels()
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
@@ -279,17 +321,13 @@ def test_the_saved_notebook_shows_a_preview(server, browser, app):
     name = f"guardado_{app}.ipynb"
     nb = nbformat.read(LAB_NOTEBOOK, as_version=4)
     nbformat.write(nb, server.root / name)
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
+    with own_page(server, browser, name) as page:
         open_notebook(page, server, app, name, wait_kernel=False)
         preview = page.locator(".jp-OutputArea-output", has_text=PREVIEW_LINE)
         expect(preview).to_be_visible(timeout=STEP_MS)
         image = preview.locator("img[src^='data:image/svg+xml']")
         expect(image).to_be_visible()
         assert image.evaluate("(img) => img.complete && img.naturalWidth") > 0  # la imagen se dibujó
-    finally:
-        page.close()
-        server.shutdown_kernels()
 
 
 # —— Teclado, lectores de pantalla, notebooks guardados y pantallas chicas (issue 27) ——
@@ -325,162 +363,143 @@ def focused_label(page):
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_keys_stay_in_the_lab_and_focus_comes_back(server, browser, app):
+def test_keys_stay_in_the_lab_and_focus_comes_back(labs, app):
     from playwright.sync_api import expect
 
-    name, folder = lab_notebook(server, f"teclado_{app}")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
-        lab = open_lab(page, server, app, name)
-        cells = page.locator(CELLS).count()
-        select = lab.locator("select")
-        # ArrowDown en «Caída en» cambia la caída elegida (no la celda activa del notebook).
-        select.focus()
-        expect(select).to_have_value("after-tool:3")
-        step(lab, lambda: page.keyboard.press("ArrowDown"))
-        expect(select).to_have_value("after-effect-write:3")
-        expect(select).to_be_focused()  # el foco vuelve al menú con la pantalla nueva
-        # Los atajos del notebook no ven las teclas del laboratorio: ni «a», «b» (celdas nuevas) ni
-        # «x», «d d» (cortar o borrar la celda del laboratorio).
-        run = lab.get_by_role("button", name="Ejecutar", exact=True)
-        run.focus()
-        for key in ["a", "b", "x", "d", "d"]:
-            page.keyboard.press(key)
-        # Enter en Ejecutar: el clic llega, y su pantalla es la barrera para las teclas de antes.
-        step(lab, lambda: page.keyboard.press("Enter"))
-        expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
-        assert page.locator(CELLS).count() == cells
-        expect(lab).to_have_count(1)
-        expect(run).to_be_focused()
-        # Espacio en Reanudar; al terminar en [done] Reanudar se apaga y el foco pasa al siguiente control
-        # activo (Reiniciar), como dice la ayuda del laboratorio.
-        lab.get_by_role("button", name="Reanudar", exact=True).focus()
-        step(lab, lambda: page.keyboard.press(" "))
-        assert processes(folder) == ["corrida", "corrida --resume"]
-        expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()
-        assert lab.evaluate(FOCUS_INSIDE)
-        expect(lab.get_by_role("button", name="Reiniciar", exact=True)).to_be_focused()
-        expect(lab.locator(".cl-help")).to_contain_text("pasa al siguiente control activo")
-        # El dibujo es una sola parada del tabulador (el hueco elegido); las flechas van entre huecos.
-        gaps = lab.locator("svg [role='button']")
-        expect(gaps).to_have_count(12)
-        expect(lab.locator("svg [tabindex='0']")).to_have_count(1)
-        chosen = lab.locator("svg [aria-pressed='true']")
-        expect(chosen).to_have_attribute("data-label", "after-effect-write:3")
-        chosen.focus()
-        page.keyboard.press("ArrowRight")
-        assert focused_label(page) == "after-save-b:3"
-        page.keyboard.press("ArrowLeft")
-        page.keyboard.press("ArrowLeft")
-        assert focused_label(page) == "after-tool:3"
-        # Arriba y abajo van entre turnos (el mismo hueco), sin pasar del primero ni del último.
-        page.keyboard.press("ArrowUp")
-        assert focused_label(page) == "after-tool:2"
-        page.keyboard.press("ArrowUp")
-        page.keyboard.press("ArrowUp")
-        assert focused_label(page) == "after-tool:1"
-        page.keyboard.press("ArrowDown")
-        page.keyboard.press("ArrowDown")
-        page.keyboard.press("ArrowDown")
-        assert focused_label(page) == "after-tool:3"
-        assert page.evaluate(f"() => ({FOCUS_RING})(document.activeElement)") >= 3  # foco visible, 3:1
-        step(lab, lambda: page.keyboard.press("Enter"))
-        expect(select).to_have_value("after-tool:3")
-        expect(lab.locator("svg [aria-pressed='true']")).to_have_attribute("data-label", "after-tool:3")
-        assert focused_label(page) == "after-tool:3"  # el foco vuelve al hueco nuevo
-        assert page.locator(CELLS).count() == cells
-        shot(page, f"teclado_{app}")
-    finally:
-        page.close()
-        server.shutdown_kernels()
+    shared, test = labs(app), f"teclado_{app}"
+    page, lab = shared.fresh(test)
+    cells = page.locator(CELLS).count()
+    select = lab.locator("select")
+    # ArrowDown en «Caída en» cambia la caída elegida (no la celda activa del notebook).
+    select.focus()
+    expect(select).to_have_value("after-tool:3")
+    step(lab, lambda: page.keyboard.press("ArrowDown"))
+    expect(select).to_have_value("after-effect-write:3")
+    expect(select).to_be_focused()  # el foco vuelve al menú con la pantalla nueva
+    # Los atajos del notebook no ven las teclas del laboratorio: ni «a», «b» (celdas nuevas) ni
+    # «x», «d d» (cortar o borrar la celda del laboratorio).
+    run = lab.get_by_role("button", name="Ejecutar", exact=True)
+    run.focus()
+    for key in ["a", "b", "x", "d", "d"]:
+        page.keyboard.press(key)
+    # Enter en Ejecutar: el clic llega, y su pantalla es la barrera para las teclas de antes.
+    step(lab, lambda: page.keyboard.press("Enter"))
+    expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
+    assert page.locator(CELLS).count() == cells
+    expect(lab).to_have_count(1)
+    expect(run).to_be_focused()
+    # Espacio en Reanudar; al terminar en [done] Reanudar se apaga y el foco pasa al siguiente control
+    # activo (Reiniciar), como dice la ayuda del laboratorio.
+    lab.get_by_role("button", name="Reanudar", exact=True).focus()
+    step(lab, lambda: page.keyboard.press(" "))
+    assert shared.processes(test) == ["corrida", "corrida --resume"]
+    expect(lab.get_by_role("button", name="Reanudar", exact=True)).to_be_disabled()
+    assert lab.evaluate(FOCUS_INSIDE)
+    expect(lab.get_by_role("button", name="Reiniciar", exact=True)).to_be_focused()
+    expect(lab.locator(".cl-help")).to_contain_text("pasa al siguiente control activo")
+    # El dibujo es una sola parada del tabulador (el hueco elegido); las flechas van entre huecos.
+    gaps = lab.locator("svg [role='button']")
+    expect(gaps).to_have_count(12)
+    expect(lab.locator("svg [tabindex='0']")).to_have_count(1)
+    chosen = lab.locator("svg [aria-pressed='true']")
+    expect(chosen).to_have_attribute("data-label", "after-effect-write:3")
+    chosen.focus()
+    page.keyboard.press("ArrowRight")
+    assert focused_label(page) == "after-save-b:3"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert focused_label(page) == "after-tool:3"
+    # Arriba y abajo van entre turnos (el mismo hueco), sin pasar del primero ni del último.
+    page.keyboard.press("ArrowUp")
+    assert focused_label(page) == "after-tool:2"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert focused_label(page) == "after-tool:1"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert focused_label(page) == "after-tool:3"
+    assert page.evaluate(f"() => ({FOCUS_RING})(document.activeElement)") >= 3  # foco visible, 3:1
+    step(lab, lambda: page.keyboard.press("Enter"))
+    expect(select).to_have_value("after-tool:3")
+    expect(lab.locator("svg [aria-pressed='true']")).to_have_attribute("data-label", "after-tool:3")
+    assert focused_label(page) == "after-tool:3"  # el foco vuelve al hueco nuevo
+    assert page.locator(CELLS).count() == cells
+    shot(page, f"teclado_{app}")
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_screen_reader_names_reasons_and_spanish_words(server, browser, app):
+def test_screen_reader_names_reasons_and_spanish_words(labs, app):
     from playwright.sync_api import expect
 
     # 104 pasos antes de mostrarlo: la historia cuenta pasado el 99 sin perder un dígito.
-    name, folder = lab_notebook(server, f"lector_{app}", before="for _ in range(104):\n    lab.reset()\n")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
-        lab = open_lab(page, server, app, name)
-        svg = lab.locator(".cl-picture svg")
-        expect(svg).to_have_attribute("role", "group")  # un grupo con botones, no una imagen
-        expect(svg).to_have_attribute("aria-label", re.compile(r"\S"))
-        expect(lab.get_by_role("button", name=re.compile(r"^Caída en turno"))).to_have_count(12)
-        expect(lab.locator("svg [aria-pressed='true']")).to_have_count(1)
-        expect(lab.locator("svg [aria-pressed='false']")).to_have_count(11)
-        names = lab.locator(".cl-radio").evaluate_all("(nodes) => nodes.map((n) => n.textContent)")
-        assert names and all(n == n.strip() for n in names), names  # nombres sin espacios delante
-        expect(lab.get_by_role("radio", name="solo el punto B", exact=True)).to_have_count(1)
-        expect(lab.get_by_role("combobox", name="Caída en", exact=True)).to_have_count(1)
-        last = lab.locator(".cl-history li").last
-        expect(last).to_contain_text("104.")
-        number = last.locator(".cl-n").bounding_box()
-        box = lab.bounding_box()
-        assert number["x"] >= box["x"] and number["width"] > 0  # el número entero, dentro del laboratorio
+    page, lab = labs(app).fresh(f"lector_{app}", before="for _ in range(104):\n    lab.reset()\n")
+    svg = lab.locator(".cl-picture svg")
+    expect(svg).to_have_attribute("role", "group")  # un grupo con botones, no una imagen
+    expect(svg).to_have_attribute("aria-label", re.compile(r"\S"))
+    expect(lab.get_by_role("button", name=re.compile(r"^Caída en turno"))).to_have_count(12)
+    expect(lab.locator("svg [aria-pressed='true']")).to_have_count(1)
+    expect(lab.locator("svg [aria-pressed='false']")).to_have_count(11)
+    names = lab.locator(".cl-radio").evaluate_all("(nodes) => nodes.map((n) => n.textContent)")
+    assert names and all(n == n.strip() for n in names), names  # nombres sin espacios delante
+    expect(lab.get_by_role("radio", name="solo el punto B", exact=True)).to_have_count(1)
+    expect(lab.get_by_role("combobox", name="Caída en", exact=True)).to_have_count(1)
+    last = lab.locator(".cl-history li").last
+    expect(last).to_contain_text("104.")
+    number = last.locator(".cl-n").bounding_box()
+    box = lab.bounding_box()
+    assert number["x"] >= box["x"] and number["width"] > 0  # el número entero, dentro del laboratorio
 
-        # «solo B» con la caída después de la herramienta del turno 1: no queda punto de control.
-        step(lab, lambda: lab.get_by_label("solo el punto B").check())
-        step(lab, lambda: lab.locator("svg [data-label='after-tool:1']").click())
-        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
-        resume = lab.get_by_role("button", name="Reanudar", exact=True)
-        expect(resume).to_be_disabled()
-        reason = resume.evaluate(
-            "(b) => document.getElementById(b.getAttribute('aria-describedby')).textContent"
-        )
-        assert "murió" in reason and "Pulsa Ejecutar primero" not in reason, reason
-        menu = lab.locator("select").evaluate(
-            "(s) => document.getElementById(s.getAttribute('aria-describedby')).textContent"
-        )
-        assert menu == "", menu  # la razón de Reanudar no describe al menú
+    # «solo B» con la caída después de la herramienta del turno 1: no queda punto de control.
+    step(lab, lambda: lab.get_by_label("solo el punto B").check())
+    step(lab, lambda: lab.locator("svg [data-label='after-tool:1']").click())
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+    resume = lab.get_by_role("button", name="Reanudar", exact=True)
+    expect(resume).to_be_disabled()
+    reason = resume.evaluate("(b) => document.getElementById(b.getAttribute('aria-describedby')).textContent")
+    assert "murió" in reason and "Pulsa Ejecutar primero" not in reason, reason
+    menu = lab.locator("select").evaluate(
+        "(s) => document.getElementById(s.getAttribute('aria-describedby')).textContent"
+    )
+    assert menu == "", menu  # la razón de Reanudar no describe al menú
 
-        step(lab, lambda: lab.get_by_label("dos puntos (A y B)").check())
-        step(lab, lambda: lab.locator("svg [data-label='after-effect-write:2']").click())
-        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
-        step(lab, lambda: resume.click())
-        expect(lab.locator(".cl-branch")).to_contain_text("acierto")
-        # Las palabras del log de la lección van en letra de código.
-        expect(lab.locator(".cl-branch code")).to_have_text("acierto en el registro")
-        text = lab.inner_text()
-        assert not ENGLISH.findall(text), ENGLISH.findall(text)
-    finally:
-        page.close()
-        server.shutdown_kernels()
+    step(lab, lambda: lab.get_by_label("dos puntos (A y B)").check())
+    step(lab, lambda: lab.locator("svg [data-label='after-effect-write:2']").click())
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+    step(lab, lambda: resume.click())
+    expect(lab.locator(".cl-branch")).to_contain_text("acierto")
+    # Las palabras del log de la lección van en letra de código.
+    expect(lab.locator(".cl-branch code")).to_have_text("acierto en el registro")
+    text = lab.inner_text()
+    assert not ENGLISH.findall(text), ENGLISH.findall(text)
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_an_800x600_window_scrolls_the_picture_and_keeps_its_letters(server, browser, app):
+def test_an_800x600_window_scrolls_the_picture_and_keeps_its_letters(labs, app):
     from playwright.sync_api import expect
 
-    name, _ = lab_notebook(server, f"chica_{app}")
-    page = browser.new_page(viewport={"width": 800, "height": 600})
-    try:
-        lab = open_lab(page, server, app, name)
-        if app == "lab":  # con el explorador de archivos abierto
-            if not page.locator("#filebrowser").is_visible():
-                page.locator("[data-id='filebrowser']").click()
-            expect(page.locator("#filebrowser")).to_be_visible()
-        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
-        picture, svg = lab.locator(".cl-picture"), lab.locator(".cl-picture svg")
-        width = svg.bounding_box()["width"]
-        scrolls = picture.evaluate(
-            "(p) => p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX === 'auto'"
-        )
-        assert width >= 600 or scrolls, (width, scrolls)
-        font = lab.evaluate("(root) => parseFloat(getComputedStyle(root).fontSize)")
-        assert svg.evaluate(SMALLEST_TEXT) >= font - 0.01  # ninguna letra más chica que la del notebook
-        assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
-        # La última caja se alcanza desplazando el dibujo.
-        last = lab.locator("svg [data-label='after-save-b:3']")
-        last.scroll_into_view_if_needed()
-        assert picture.evaluate("(p) => p.scrollLeft") > 0 or not scrolls
-        step(lab, lambda: last.click())
-        expect(lab.locator("select")).to_have_value("after-save-b:3")
-        shot(page, f"chica_{app}")
-    finally:
-        page.close()
-        server.shutdown_kernels()
+    page, lab = labs(app).fresh(f"chica_{app}", width=800, height=600)
+    if app == "lab":  # con el explorador de archivos abierto
+        if not page.locator("#filebrowser").is_visible():
+            page.locator("[data-id='filebrowser']").click()
+        expect(page.locator("#filebrowser")).to_be_visible()
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+    picture, svg = lab.locator(".cl-picture"), lab.locator(".cl-picture svg")
+    width = svg.bounding_box()["width"]
+    scrolls = picture.evaluate(
+        "(p) => p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX === 'auto'"
+    )
+    assert width >= 600 or scrolls, (width, scrolls)
+    font = lab.evaluate("(root) => parseFloat(getComputedStyle(root).fontSize)")
+    assert svg.evaluate(SMALLEST_TEXT) >= font - 0.01  # ninguna letra más chica que la del notebook
+    assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
+    # La última caja se alcanza desplazando el dibujo.
+    last = lab.locator("svg [data-label='after-save-b:3']")
+    last.scroll_into_view_if_needed()
+    assert picture.evaluate("(p) => p.scrollLeft") > 0 or not scrolls
+    step(lab, lambda: last.click())
+    expect(lab.locator("select")).to_have_value("after-save-b:3")
+    shot(page, f"chica_{app}")
 
 
 def save(page):
@@ -498,8 +517,7 @@ def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server,
     from playwright.sync_api import expect
 
     name, folder = lab_notebook(server, f"recarga_{app}")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    try:
+    with own_page(server, browser, name) as page:
         lab = open_lab(page, server, app, name)
         step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
         expect(lab.locator(".cl-status")).to_contain_text("código de salida 137")
@@ -519,7 +537,7 @@ def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server,
 
         # Sin ese kernel (apagado; el notebook arranca uno nuevo): el dibujo del último estado y la
         # línea que pide ejecutar la celda, nunca «Error displaying widget».
-        server.shutdown_kernels()
+        server.shutdown_kernels(name)
         page.reload()
         server.wait_for_idle_kernel(name)
         lab = page.locator(".cl-root")
@@ -532,9 +550,6 @@ def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server,
         expect(page.get_by_text("Error displaying widget")).to_have_count(0)
         assert processes(folder) == ["corrida", "corrida --resume"]
         shot(page, f"recarga_{app}")
-    finally:
-        page.close()
-        server.shutdown_kernels()
 
 
 # —— Las teclas del notebook, el foco visible, la letra y el comando 1 (issue 36) ——
@@ -573,52 +588,52 @@ def lab_controls(lab):
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_ctrl_and_cmd_keys_reach_the_notebook_and_letters_stay_in_the_lab(server, browser, app):
+def test_ctrl_and_cmd_keys_reach_the_notebook_and_letters_stay_in_the_lab(labs, app):
     from playwright.sync_api import expect
 
-    name, folder = lab_notebook(server, f"atajos_{app}")
-    with lab_page(server, browser, app, name) as (page, lab):
-        cells = page.locator(CELLS)
-        count = cells.count()
-        run = lab.get_by_role("button", name="Ejecutar", exact=True)
+    shared, test = labs(app), f"atajos_{app}"
+    page, lab = shared.fresh(test)
+    cells = page.locator(CELLS)
+    count = cells.count()
+    run = lab.get_by_role("button", name="Ejecutar", exact=True)
+    run.focus()
+    step(lab, lambda: page.keyboard.press("Enter"))
+    expect(run).to_be_focused()
+    # Con el foco en Ejecutar después de una corrida, Ctrl+S guarda el archivo del notebook.
+    before = (shared.folder / "lab.ipynb").read_text(encoding="utf-8")
+    assert ctrl_s_saves(page)
+    assert (shared.folder / "lab.ipynb").read_text(encoding="utf-8") != before  # ahora guarda la salida
+    # Desde cada control del laboratorio.
+    for control in lab_controls(lab):
+        control.focus()
+        assert ctrl_s_saves(page), control
+    # La paleta de comandos (Ctrl+Mayús+C) se abre desde un botón del laboratorio.
+    run.focus()
+    page.keyboard.press("Control+Shift+c")
+    palette = page.locator(".lm-CommandPalette:visible")
+    expect(palette).to_have_count(1, timeout=STEP_MS)
+    page.keyboard.press("Escape")
+    expect(palette).to_have_count(0, timeout=STEP_MS)
+    if app == "lab":  # Ctrl+B abre y cierra el panel lateral (Notebook 7 no tiene ese atajo)
+        browser_panel = page.locator("#filebrowser")
+        shown = browser_panel.is_visible()
         run.focus()
-        step(lab, lambda: page.keyboard.press("Enter"))
-        expect(run).to_be_focused()
-        # Con el foco en Ejecutar después de una corrida, Ctrl+S guarda el archivo del notebook.
-        before = (folder / "lab.ipynb").read_text(encoding="utf-8")
-        assert ctrl_s_saves(page)
-        assert (folder / "lab.ipynb").read_text(encoding="utf-8") != before  # ahora guarda la salida
-        # Desde cada control del laboratorio.
-        for control in lab_controls(lab):
-            control.focus()
-            assert ctrl_s_saves(page), control
-        # La paleta de comandos (Ctrl+Mayús+C) se abre desde un botón del laboratorio.
-        run.focus()
-        page.keyboard.press("Control+Shift+c")
-        palette = page.locator(".lm-CommandPalette:visible")
-        expect(palette).to_have_count(1, timeout=STEP_MS)
-        page.keyboard.press("Escape")
-        expect(palette).to_have_count(0, timeout=STEP_MS)
-        if app == "lab":  # Ctrl+B abre y cierra el panel lateral (Notebook 7 no tiene ese atajo)
-            browser_panel = page.locator("#filebrowser")
-            shown = browser_panel.is_visible()
-            run.focus()
-            page.keyboard.press("Control+b")
-            expect(browser_panel).to_be_visible(visible=not shown, timeout=STEP_MS)
-        # Las letras, Enter y Mayús+Enter quedan en el laboratorio: ninguna celda nueva, borrada,
-        # convertida a Markdown ni ejecutada otra vez.
-        # (En una variante, no en un botón: Mayús+Enter en un botón lo pulsa, como en cualquier página.)
-        lab.locator(".cl-radio input:checked").focus()
-        ticket = lab.get_attribute("data-ticket")
-        for key in ["a", "b", "x", "c", "v", "m", "y", "d", "d", "z", "Shift+Enter", "Alt+Enter"]:
-            page.keyboard.press(key)
-        lab.get_by_role("button", name="Reiniciar", exact=True).focus()
-        step(lab, lambda: page.keyboard.press("Enter"))  # Enter en Reiniciar: la barrera de las de antes
-        assert int(lab.get_attribute("data-ticket")) == int(ticket) + 1  # un solo paso, el de Enter
-        assert cells.count() == count
-        expect(page.locator(".jp-MarkdownCell")).to_have_count(0)
-        expect(lab).to_have_count(1)
-        assert processes(folder) == ["corrida"]  # la celda no se volvió a ejecutar
+        page.keyboard.press("Control+b")
+        expect(browser_panel).to_be_visible(visible=not shown, timeout=STEP_MS)
+    # Las letras, Enter y Mayús+Enter quedan en el laboratorio: ninguna celda nueva, borrada,
+    # convertida a Markdown ni ejecutada otra vez.
+    # (En una variante, no en un botón: Mayús+Enter en un botón lo pulsa, como en cualquier página.)
+    lab.locator(".cl-radio input:checked").focus()
+    ticket = lab.get_attribute("data-ticket")
+    for key in ["a", "b", "x", "c", "v", "m", "y", "d", "d", "z", "Shift+Enter", "Alt+Enter"]:
+        page.keyboard.press(key)
+    lab.get_by_role("button", name="Reiniciar", exact=True).focus()
+    step(lab, lambda: page.keyboard.press("Enter"))  # Enter en Reiniciar: la barrera de las de antes
+    assert int(lab.get_attribute("data-ticket")) == int(ticket) + 1  # un solo paso, el de Enter
+    assert cells.count() == count
+    expect(page.locator(".jp-MarkdownCell")).to_have_count(0)
+    expect(lab).to_have_count(1)
+    assert shared.processes(test) == ["corrida"]  # la celda no se volvió a ejecutar
 
 
 # Cuántos píxeles cambian al menos 3:1 entre dos capturas del mismo recorte (con foco y sin él).
@@ -650,6 +665,7 @@ def focus_change(page, control):
     la medida de WCAG 2.2 para un indicador de foco (2.4.13)."""
     import base64
 
+    control.scroll_into_view_if_needed()  # el recorte entero dentro de la ventana
     box = control.bounding_box()
     clip = {
         "x": box["x"] - MARGIN,
@@ -668,12 +684,12 @@ def focus_change(page, control):
 
 @pytest.mark.parametrize("theme", ["claro", "oscuro"])
 @pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_every_control_shows_its_focus_at_3_to_1(request, browser, app, theme):
+def test_every_control_shows_its_focus_at_3_to_1(labs, app, theme):
     from playwright.sync_api import expect
 
-    server = request.getfixturevalue("server" if theme == "claro" else "dark_server")
-    name, _ = lab_notebook(server, f"foco_{app}_{theme}")
-    with lab_page(server, browser, app, name) as (page, lab):
+    shared, test = labs(app), f"foco_{app}_{theme}"
+    page, lab = shared.fresh(test)
+    with in_theme(page, theme):
         run = lab.get_by_role("button", name="Ejecutar", exact=True)
         run.focus()
         step(lab, lambda: page.keyboard.press("Enter"))  # después de una corrida: Reanudar encendido
@@ -731,34 +747,31 @@ OUT_OF_BOX = """(svg) => [...svg.querySelectorAll('g[data-state]')].flatMap((g) 
 @pytest.mark.parametrize(
     ("app", "width", "height"), [("lab", 1280, 720), ("lab", 1400, 1000), ("notebook", 1280, 720)]
 )
-def test_file_names_and_log_words_never_break_and_letters_are_the_prose_size(
-    server, browser, app, width, height
-):
+def test_file_names_and_log_words_never_break_and_letters_are_the_prose_size(labs, app, width, height):
     from playwright.sync_api import expect
 
-    name, _ = lab_notebook(server, f"palabras_{app}_{width}")
-    with lab_page(server, browser, app, name, width, height) as (page, lab):
-        if app == "lab":  # con el explorador de archivos abierto
-            if not page.locator("#filebrowser").is_visible():
-                page.locator("[data-id='filebrowser']").click()
-            expect(page.locator("#filebrowser")).to_be_visible()
-        step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
-        step(lab, lambda: lab.get_by_role("button", name="Cortar checkpoint.json", exact=True).click())
-        step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
-        expect(lab.locator(".cl-err")).not_to_have_count(0)  # un log con líneas de error largas
-        names = lab.locator(".cl-diskpanel td:first-child code")
-        expect(names).not_to_have_count(0)
-        assert lab.locator(".cl-diskpanel").evaluate(BROKEN_WORDS) == []
-        assert lab.locator(".cl-logpanel").evaluate(BROKEN_WORDS) == []
-        assert all(len(n.evaluate("(c) => [...c.getClientRects()]")) == 1 for n in names.all())  # una línea
-        assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
-        prose = page.evaluate(
-            "() => parseFloat(getComputedStyle(document.body).getPropertyValue('--jp-content-font-size1'))"
-        )
-        assert prose == 14
-        assert page.evaluate(SMALL_TEXT, [lab.element_handle(), prose]) == []  # ni una más chica que la prosa
-        assert lab.locator(".cl-picture svg").evaluate(OUT_OF_BOX) == []
-        shot(page, f"palabras_{app}_{width}x{height}")
+    page, lab = labs(app).fresh(f"palabras_{app}_{width}", width=width, height=height)
+    if app == "lab":  # con el explorador de archivos abierto
+        if not page.locator("#filebrowser").is_visible():
+            page.locator("[data-id='filebrowser']").click()
+        expect(page.locator("#filebrowser")).to_be_visible()
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+    step(lab, lambda: lab.get_by_role("button", name="Cortar checkpoint.json", exact=True).click())
+    step(lab, lambda: lab.get_by_role("button", name="Reanudar", exact=True).click())
+    expect(lab.locator(".cl-err")).not_to_have_count(0)  # un log con líneas de error largas
+    names = lab.locator(".cl-diskpanel td:first-child code")
+    expect(names).not_to_have_count(0)
+    assert lab.locator(".cl-diskpanel").evaluate(BROKEN_WORDS) == []
+    assert lab.locator(".cl-logpanel").evaluate(BROKEN_WORDS) == []
+    assert all(len(n.evaluate("(c) => [...c.getClientRects()]")) == 1 for n in names.all())  # una línea
+    assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
+    prose = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.body).getPropertyValue('--jp-content-font-size1'))"
+    )
+    assert prose == 14
+    assert page.evaluate(SMALL_TEXT, [lab.element_handle(), prose]) == []  # ni una más chica que la prosa
+    assert lab.locator(".cl-picture svg").evaluate(OUT_OF_BOX) == []
+    shot(page, f"palabras_{app}_{width}x{height}")
 
 
 @pytest.fixture
