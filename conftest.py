@@ -52,13 +52,6 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: order[id(item)])
 
 
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto``: un proceso más que núcleos. Muchas pruebas esperan (un servidor que arranca, un
-    navegador que dibuja, el motor que mira su cola cada segundo): con uno de más, esa espera no deja un
-    núcleo parado. ``--maxprocesses`` (pyproject.toml) sigue poniendo el tope."""
-    return (os.cpu_count() or 1) + 1
-
-
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadfile":
         return None  # otro reparto pedido en la línea de comandos: el de xdist
