@@ -63,3 +63,26 @@ def test_the_dbos_agent_reads_its_environment_in_the_run(dbos_preload, tmp_path,
     with_server, without = runs
     assert with_server == without
     assert with_server.returncode == (137 if crash else 1)
+
+
+@pytest.mark.slow  # el servidor importa DBOS antes de leer su stdin
+def test_the_server_is_outside_the_group_that_ipykernel_stops_on_shutdown():
+    """Al apagarse, ipykernel manda SIGTERM a cada hijo de su grupo de procesos y espera a que no quede
+    ninguno; el servidor, muerto pero sin recoger hasta el atexit, lo hacía esperar hasta que
+    jupyter_client mataba el kernel. En su propia sesión, ipykernel no lo ve; y sigue apagándose al
+    cerrarse su stdin, cuando termina el proceso que lo arrancó."""
+    script = (
+        "import os, sys\n"
+        "from harness.beyond.preload import preload_dbos_agent\n"
+        "preload_dbos_agent()\n"
+        "import gc, subprocess\n"
+        "(server,) = [o for o in gc.get_objects() if isinstance(o, subprocess.Popen)]\n"
+        "print(server.pid, os.getpgid(server.pid) == os.getpgrp(), flush=True)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != SOCKET_ENV}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    pid, same_group = done.stdout.split()
+    assert same_group == "False"
+    with pytest.raises(ProcessLookupError):  # el atexit lo apagó y lo recogió
+        os.kill(int(pid), 0)

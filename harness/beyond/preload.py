@@ -235,10 +235,14 @@ def preload_dbos_agent():
         return
     folder = tempfile.mkdtemp(prefix="dbos-pre-")
     path = os.path.join(folder, "s")
+    # En su propia sesión: al apagarse, ipykernel manda SIGTERM a los hijos de su grupo y espera a que
+    # no quede ninguno, y este servidor, ya muerto pero sin recoger hasta el atexit, lo hacía esperar
+    # hasta que jupyter_client lo mataba (2,5 s en cada cierre del notebook). Lo apaga su stdin.
     server = subprocess.Popen(
         [sys.executable, "-m", "harness.beyond.preload", path],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
+        start_new_session=True,
     )
     os.environ[SOCKET_ENV] = path
     atexit.register(_stop, server, folder)
