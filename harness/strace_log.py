@@ -15,7 +15,8 @@ from typing import NamedTuple
 STRACE = shutil.which("strace")
 # Las llamadas que tocan los archivos del agente: las que el modelo de corte de luz convierte en operaciones.
 TRACED = "openat,write,rename,renameat,renameat2,fsync,fdatasync,unlink,unlinkat,close"
-LINE = re.compile(r"^(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<((?:\\x[0-9a-f]{2})*)>)?(.*)$")
+# Con -f, cada línea empieza con el pid del proceso: aquí se lo salta (se sigue a un solo proceso).
+LINE = re.compile(r"^(?:\d+\s+)?(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<((?:\\x[0-9a-f]{2})*)>)?(.*)$")
 HEX = re.compile(r"\\x([0-9a-f]{2})")
 FD = re.compile(r"^(\d+|AT_FDCWD)<((?:\\x[0-9a-f]{2})*)>$")
 
