@@ -131,15 +131,16 @@ class Server:
         raise RuntimeError(f"El kernel de {name} no quedó listo en {PAGE_S} s")
 
     def shutdown_kernels(self, name=None):
-        """Apaga los kernels de la sesión de ``name`` (sin ``name``, todos); uno que ya se estaba
-        apagando no es un error."""
+        """Apaga los kernels de la prueba; uno que ya se estaba apagando no es un error. Con ``name``,
+        cierra la sesión de ese notebook (y su kernel): una página que se recarga no encuentra una sesión
+        vieja sin kernel y arranca una nueva, como al abrirlo por primera vez."""
         if name is None:
-            ids = [kernel["id"] for kernel in list_kernels(self.base, self.token)]
+            paths = [f"/api/kernels/{kernel['id']}" for kernel in list_kernels(self.base, self.token)]
         else:
-            ids = [s["kernel"]["id"] for s in sessions(self.base, self.token) if s["path"] == name]
-        for kernel in ids:
+            paths = [f"/api/sessions/{s['id']}" for s in sessions(self.base, self.token) if s["path"] == name]
+        for path in paths:
             with contextlib.suppress(OSError):
-                api(self.base, self.token, f"/api/kernels/{kernel}", method="DELETE")
+                api(self.base, self.token, path, method="DELETE")
 
 
 @contextlib.contextmanager
