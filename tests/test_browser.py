@@ -83,16 +83,21 @@ def processes(folder, test="laboratorio"):
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
-def open_lab(page, server, app, name):
+def run_lab(page, root=".cl-root"):
+    """Run All Cells, y el laboratorio ``root`` que muestra la celda, ya con sus controles encendidos."""
     from playwright.sync_api import expect
 
-    open_notebook(page, server, app, name)
     run_all(page)
-    lab = page.locator(".cl-root")
+    lab = page.locator(root)
     expect(lab).to_be_visible(timeout=STEP_MS)
     # Los controles se encienden cuando el kernel contesta a la vista (una vista guardada no tiene quién).
     expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
     return lab
+
+
+def open_lab(page, server, app, name):
+    open_notebook(page, server, app, name)
+    return run_lab(page)
 
 
 def step(lab, action):
@@ -133,17 +138,11 @@ class SharedLab:
 
     def fresh(self, test, before="", width=1280, height=1000):
         """El laboratorio de la prueba ``test``, recién creado en una ventana de ``width``×``height``."""
-        from playwright.sync_api import expect
-
         write_lab(self.folder, test, before)
         self.page.set_viewport_size({"width": width, "height": height})
         # El laboratorio anterior queda marcado: se espera el que crea esta corrida de la celda.
         self.page.evaluate("() => document.querySelectorAll('.cl-root').forEach((n) => n.dataset.old = '1')")
-        run_all(self.page)
-        lab = self.page.locator(".cl-root:not([data-old])")
-        expect(lab).to_be_visible(timeout=STEP_MS)
-        expect(lab).not_to_have_class(re.compile(r"\bcl-saved\b"), timeout=STEP_MS)
-        return self.page, lab
+        return self.page, run_lab(self.page, ".cl-root:not([data-old])")
 
     def processes(self, test):
         return processes(self.folder, test)
