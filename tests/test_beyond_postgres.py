@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from course_files import output_text
 
-from harness.beyond import postgres
+from harness.beyond import postgres, queue_worker
 from harness.beyond.two_workers import DEAD, FACTS, RESCUER, facts, run_two_workers
 from maintainer.paths import ROOT
 
@@ -129,5 +129,8 @@ def test_a_server_from_the_template_gives_new_databases_with_the_dbos_tables(mon
             admin.execute("CREATE DATABASE nueva")
         with psycopg.connect(f"{url}/nueva") as new:
             [[table]] = new.execute("SELECT to_regclass('dbos.workflow_status')").fetchall()
+            queues = new.execute("SELECT name, application_name FROM dbos.queues").fetchall()
         assert table is not None
+        # y la cola de los trabajadores: su motor la atiende desde que arranca
+        assert queues == [(queue_worker.QUEUE_NAME, queue_worker.APP_NAME)]
     assert not accepts_connections(url) and server_folders() == before

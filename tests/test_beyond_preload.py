@@ -3,12 +3,14 @@ como sin él: lee su entorno en la corrida, muere de verdad y quien lo lanzó sa
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 
 from harness.beyond import dbos_agent
+from harness.beyond.engine_view import DATABASE
 from harness.beyond.preload import SOCKET_ENV
 from harness.runner import run_agent_process
 
@@ -48,6 +50,21 @@ def test_without_the_server_the_worker_runs_in_its_own_process(tmp_path):
     worker.stdin.write("salir\n")
     worker.stdin.close()
     assert worker.wait(timeout=SAFETY_TIMEOUT) == 0
+
+
+def test_fresh_runs_from_the_server_start_from_its_empty_database(dbos_preload, tmp_path):
+    """Cada corrida nueva que nace del servidor abre una copia de la base vacía que él preparó al
+    arrancar (tablas y cola del agente ya creadas), no una que el motor crea y migra en la corrida: dos
+    corridas tienen la misma fila de cola, con el mismo id al azar que le dio la plantilla."""
+    queue_ids = []
+    for name in ("una", "otra"):
+        (tmp_path / name).mkdir()
+        run = run_agent_process(tmp_path / name, agent=dbos_agent.__file__, env=dbos_preload)
+        assert run.returncode == 0, run.stderr
+        with sqlite3.connect(tmp_path / name / DATABASE) as database:
+            rows = database.execute("SELECT queue_id FROM queues WHERE name = ?", (dbos_agent.QUEUE_NAME,))
+            queue_ids.append(rows.fetchall())
+    assert len(queue_ids[0]) == 1 and queue_ids[0] == queue_ids[1]
 
 
 @pytest.mark.slow

@@ -29,14 +29,13 @@ if (
 
 
 import os
-import sys
 import threading
 
 from harness.base_loop import MAX_TURNS, ask_model, tool_uses, usage_tokens
 from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
 from harness.beyond.preload import copy_empty_database
-from harness.beyond.process_death import die_at, stop_here
+from harness.beyond.process_death import die_at, leave, stop_here
 from harness.clients import make_client
 from harness.contract import turn_limit_text
 from harness.durable import read_bytes, write_durable
@@ -58,6 +57,9 @@ APP_VERSION = "leccion-6-dbos-1"
 # Cada cuánto mira el motor la base mientras espera (el aviso de un cambio, el resultado del flujo):
 # con el segundo de omisión, cada reanudación esperaría dos segundos de más sin hacer nada.
 POLL_SECONDS = 0.05
+# El flujo corre en una cola propia, guardada en la base: al reanudar, el motor lo devuelve a esa cola
+# (la de DBOS, sin cola propia, se mira una vez por segundo) y este proceso lo toma a la primera vuelta.
+QUEUE_NAME = "tarea-leccion-6"
 
 if __name__ == "__main__":  # con un servidor que ya importó DBOS, la corrida nace de él (preload)
     from harness.beyond.preload import relay_if_preloaded
@@ -258,6 +260,7 @@ def launch(executor_id):
     )
     try:
         DBOS.launch()
+        DBOS.register_queue(QUEUE_NAME, polling_interval_sec=POLL_SECONDS)
     except Exception as err:  # la base no responde, no existe o no se deja usar
         DBOS.destroy(destroy_registry=False)
         raise HarnessError(
@@ -293,11 +296,12 @@ def run(resume):
             check_recoverable(workflow_id, status)  # si no se puede retomar, una línea y no esperar
             if status.status == "SUCCESS":
                 print(f"[resume] flujo {workflow_id}: ya había terminado; su resultado está en la base")
-            return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL_SECONDS)
-        if previous:
-            DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
-        with SetWorkflowID(workflow_id):
-            return run_task(TASK)
+        else:
+            if previous:
+                DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
+            with SetWorkflowID(workflow_id):
+                DBOS.retrieve_queue(QUEUE_NAME).enqueue(run_task, TASK)
+        return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL_SECONDS)
     finally:
         DBOS.destroy(destroy_registry=False)
 
@@ -345,5 +349,5 @@ def main(argv=None):
     return agent_main(argv, variants=VARIANTS, usage=USAGE, run=run_engine)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # el flujo corre en un hilo del motor: una señal no espera a que termine
+    leave(main())

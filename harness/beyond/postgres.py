@@ -16,7 +16,8 @@ Autenticación ``trust`` y solo en loopback: es para pruebas, nunca para datos r
 
 Con la plantilla preparada, cada servidor nace de una copia de su carpeta en vez de su propio
 ``initdb``, y en ella la base ``template1`` (la que PostgreSQL copia en cada ``CREATE DATABASE``) ya trae
-las tablas de DBOS, creadas con ``dbos migrate``: una base nueva de DBOS no repite sus migraciones. Sin
+las tablas de DBOS, creadas con ``dbos migrate``, y la cola de los trabajadores: una base nueva de DBOS
+no repite sus migraciones, y su motor atiende la cola desde que arranca. Sin
 plantilla (o si no se pudo preparar), cada servidor hace su ``initdb``, como siempre.
 """
 
@@ -157,6 +158,10 @@ def _build_template():
         try:  # el programa de DBOS, del mismo entorno que este Python
             dbos = os.path.join(os.path.dirname(sys.executable), "dbos")
             _run_here(dbos, "migrate", "--sys-db-url", f"{url}/template1")
+            # La cola de los trabajadores de la sección 4, también en la plantilla (ver register_queue).
+            from harness.beyond.queue_worker import register_queue  # noqa: PLC0415 (importa DBOS)
+
+            register_queue(f"{url}/template1")
         finally:
             _pg_ctl_stop(os.path.join(folder, "data"), mode="fast")  # la copia parte de un apagado limpio
     except Exception:  # noqa: BLE001 (sin plantilla, cada servidor hace su initdb: nada se pierde)

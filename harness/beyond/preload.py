@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 
+from harness.beyond.process_death import leave
 from harness.early_signals import pending
 from harness.forkserver import adopt, exit_code
 
@@ -191,12 +192,7 @@ def _run(request, fds):
     else:
         print(f"El servidor de DBOS precargado no corre «{request.get('program')}».", file=sys.stderr)
         code = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
+    leave(code)
 
 
 def _main_code(main, argv):
@@ -259,4 +255,6 @@ def _stop(server, folder):
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    # El servidor corre desde el módulo importado, no desde ``__main__``: las corridas importan
+    # ``harness.beyond.preload`` (copy_empty_database) y leen así el mismo ``_EMPTY`` que él llenó.
+    importlib.import_module("harness.beyond.preload").serve(sys.argv[1])

@@ -1,5 +1,6 @@
 """Morir de verdad en un punto de caída: imprimir ``[kill] …`` y salir con 137 sin pasar por nada más;
-y detenerse con una línea y salida 1 sin que el motor anote nada (``stop_here``).
+detenerse con una línea y salida 1 sin que el motor anote nada (``stop_here``); y salir sin esperar a
+los hilos del motor (``leave``).
 
 Dentro de un paso de DBOS no sirve lanzar ``SimulatedCrash``: el motor la atraparía y anotaría el
 paso como fallido, justo lo contrario de una muerte. ``os._exit`` termina el proceso sin que ningún
@@ -18,9 +19,8 @@ def die_at(kind):
     try:
         crash_point(kind)
     except SimulatedCrash as err:
-        print(kill_line(err), flush=True)
-        sys.stderr.flush()
-        os._exit(EXIT_KILLED)
+        print(kill_line(err))
+        leave(EXIT_KILLED)
 
 
 def stop_here(line):
@@ -28,5 +28,16 @@ def stop_here(line):
     terminó (el tope de turnos, un final sin su reporte) queda PENDING en la base, y ``--resume`` lo
     sigue desde su último paso anotado, en vez de quedar SUCCESS con un resultado que no lo es."""
     sys.stdout.flush()
-    print(line, file=sys.stderr, flush=True)
-    os._exit(EXIT_FAILED)
+    print(line, file=sys.stderr)
+    leave(EXIT_FAILED)
+
+
+def leave(code):
+    """Sale con ``code`` después de vaciar stdout y stderr, sin esperar a nada más: ni a un hilo del
+    motor que sigue dentro de un paso (un modelo que no contesta), ni a ``atexit``."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # una salida cerrada: el código de salida igual llega
+            pass
+    os._exit(code)

@@ -22,7 +22,7 @@ if __name__ == "__main__":  # con un servidor que ya importó DBOS, el trabajado
 
     relay_if_preloaded("harness.beyond.queue_worker")
 
-from dbos import DBOS  # noqa: E402 (después del preload: tarda más de un segundo)
+from dbos import DBOS, DBOSClient  # noqa: E402 (después del preload: tarda más de un segundo)
 
 from harness.durable import write_durable
 from harness.idempotent import write_report_once
@@ -34,6 +34,9 @@ MARKS_DIR = "marcas"
 RECOVERED = "recuperó"  # la respuesta a «recuperar»: «[nombre] recuperó N flujos de X: id,id»
 READY = "listo"  # la primera línea: «[nombre] listo (pid N)», el pid del proceso que corre los pasos
 POLL_SECONDS = 0.02
+APP_NAME, APP_VERSION = "mas-alla-cola", "mas-alla-1"
+# Una tarea a la vez por trabajador; la cola se mira cada 20 ms: cada tarea espera una vuelta.
+QUEUE_OPTIONS = {"worker_concurrency": 1, "polling_interval_sec": POLL_SECONDS}
 _hang = {}  # lo decide main() con WORKER_HANG: el módulo puede importarse antes (preload)
 
 
@@ -72,6 +75,17 @@ def recover_from(dead):
     return ids
 
 
+def register_queue(url):
+    """La cola, guardada en la base ``url`` sin lanzar el motor (la plantilla de PostgreSQL): un motor
+    que arranca con la cola ya en su base la atiende enseguida; una que se registra después de
+    arrancar espera a la siguiente revisión de colas del motor, un segundo."""
+    client = DBOSClient(system_database_url=url, application_name=APP_NAME)
+    try:
+        client.register_queue(QUEUE_NAME, **QUEUE_OPTIONS)
+    finally:
+        client.destroy()
+
+
 def serve(name):
     """Atiende las órdenes de la entrada estándar hasta ``salir`` (o hasta que se cierre)."""
     print(f"[{name}] {READY} (pid {os.getpid()})", flush=True)
@@ -96,11 +110,10 @@ def main(argv=None):
     os.makedirs(REPORTS_DIR, exist_ok=True)
     os.makedirs(MARKS_DIR, exist_ok=True)
     _hang["pending"] = os.environ.get("WORKER_HANG") == "1"
-    config = {"name": "mas-alla-cola", "system_database_url": url, "executor_id": name}
-    DBOS(config={**config, "application_version": "mas-alla-1", "log_level": "WARNING"})
+    config = {"name": APP_NAME, "system_database_url": url, "executor_id": name}
+    DBOS(config={**config, "application_version": APP_VERSION, "log_level": "WARNING"})
     DBOS.launch()
-    # Una tarea a la vez por trabajador; la cola se mira cada 20 ms: cada tarea espera una vuelta.
-    DBOS.register_queue(QUEUE_NAME, worker_concurrency=1, polling_interval_sec=POLL_SECONDS)
+    DBOS.register_queue(QUEUE_NAME, **QUEUE_OPTIONS)
     try:
         serve(name)
     finally:

@@ -17,7 +17,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dbos import DBOSClient
 
-from harness.beyond.queue_worker import MARKS_DIR, QUEUE_NAME, READY, RECOVERED, REPORTS_DIR, report_path
+from harness.beyond.queue_worker import (
+    APP_VERSION,
+    MARKS_DIR,
+    QUEUE_NAME,
+    READY,
+    RECOVERED,
+    REPORTS_DIR,
+    report_path,
+)
 from harness.crash_lab.words import plural
 from harness.tools import report_copies
 
@@ -109,7 +117,7 @@ def _wait_for_results(client, tasks):
 
 
 def _enqueue(client, number):
-    options = {"queue_name": QUEUE_NAME, "workflow_name": "report_task", "app_version": "mas-alla-1"}
+    options = {"queue_name": QUEUE_NAME, "workflow_name": "report_task", "app_version": APP_VERSION}
     client.enqueue({**options, "workflow_id": f"cola-tarea-{number:02d}"}, number)
 
 
