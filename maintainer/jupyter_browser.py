@@ -34,7 +34,9 @@ CHROMIUM_ARGS = [
 # Límites de espera (no afirmaciones de velocidad): si se pasan, algo está roto, no lento.
 SERVER_START_S, PAGE_S = 90, 90
 # Dónde se abre un notebook en cada interfaz.
-APPS = {"lab": "/lab/tree/{}", "notebook": "/notebooks/{}"}
+# En JupyterLab, cada notebook en su propio espacio de trabajo (el nombre de su ruta): al recargar, la
+# página vuelve a lo suyo, no a lo último que guardó otra página abierta del mismo servidor.
+APPS = {"lab": "/lab/workspaces/{workspace}/tree/{name}", "notebook": "/notebooks/{name}"}
 # Los ajustes de cada servidor, por plugin de JupyterLab (los lee también Notebook 7).
 SETTINGS = {
     "apputils-extension/notification": {"fetchNews": "false"},
@@ -115,7 +117,8 @@ class Server:
 
     def url(self, app, name):
         # «reset»: JupyterLab no reabre lo que dejó abierto una página anterior del mismo servidor.
-        return f"{self.base}{APPS[app].format(name)}?reset&token={self.token}"
+        workspace = re.sub(r"[^A-Za-z0-9]+", "-", name)
+        return f"{self.base}{APPS[app].format(workspace=workspace, name=name)}?reset&token={self.token}"
 
     def wait_for_idle_kernel(self, name):
         """El indicador de la página dice «idle» antes de que exista el kernel: se pregunta al servidor por
@@ -128,7 +131,8 @@ class Server:
             if states and all(state == "idle" for state in states):
                 return
             time.sleep(0.2)
-        raise RuntimeError(f"El kernel de {name} no quedó listo en {PAGE_S} s")
+        seen = ", ".join(states) if states else "ninguna sesión de ese notebook"
+        raise RuntimeError(f"El kernel de {name} no quedó listo en {PAGE_S} s (lo último: {seen})")
 
     def shutdown_kernels(self, name=None):
         """Apaga los kernels de la prueba; uno que ya se estaba apagando no es un error. Con ``name``,

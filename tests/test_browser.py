@@ -260,7 +260,8 @@ CONTRAST = """(root) => {
 CUT = """(root) => [...root.querySelectorAll('*'), root]
   .filter((n) => n.scrollWidth > n.clientWidth + 1 && n.clientWidth > 0)
   .filter((n) => !['auto', 'scroll'].includes(getComputedStyle(n).overflowX))
-  .map((n) => n.className.baseVal ?? n.className)"""
+  .map((n) => `${n.localName}.${n.className.baseVal ?? n.className} «${n.textContent.slice(0, 60)}» \
+${n.scrollWidth} > ${n.clientWidth}`)"""
 
 
 @pytest.mark.parametrize("app", ["lab"])
