@@ -235,8 +235,8 @@ def fresh_files():
 
 
 def write_empty_database(target):
-    """La base del motor recién creada, sin flujos, en ``target`` (la plantilla del servidor precargado):
-    se lanza y se cierra el motor sobre un SQLite en la carpeta de ``target``."""
+    """La base del motor recién creada, con su cola y sin flujos, en ``target`` (la plantilla del servidor
+    precargado): se lanza y se cierra el motor sobre un SQLite en la carpeta de ``target``."""
     os.environ.pop(DATABASE_URL_ENV, None)
     os.chdir(os.path.dirname(target))
     launch(executor_id="plantilla")

@@ -124,7 +124,7 @@ _EMPTY = {"path": None}  # la del servidor; cada corrida nace con este valor
 def _make_empty_database(target):
     """Lanza el motor una vez sobre un SQLite nuevo, en un hijo (el servidor sigue sin hilos ni base
     abiertos: sus forks nacen limpios), y guarda el resultado en ``target``: las tablas del motor
-    creadas, sin ningún flujo. Si algo falla, cada corrida nueva crea su base como siempre."""
+    y la cola del agente creadas, sin ningún flujo. Si algo falla, cada corrida nueva crea su base como siempre."""
     pid = os.fork()
     if pid == 0:
         try:
@@ -141,13 +141,12 @@ def _make_empty_database(target):
 
 def copy_empty_database(dest):
     """En una corrida nacida del servidor, ``dest`` pasa a ser una copia de la base vacía ya migrada
-    (abrirla ahorra al motor crear sus tablas); devuelve si la copió. Fuera del servidor, no hace nada."""
+    (abrirla ahorra al motor crear sus tablas y su cola). Fuera del servidor, no hace nada."""
     if not _EMPTY["path"]:
-        return False
+        return
     import shutil  # noqa: PLC0415 (solo en una corrida del servidor)
 
     shutil.copyfile(_EMPTY["path"], dest)
-    return True
 
 
 def _attend(conn):
