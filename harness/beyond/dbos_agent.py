@@ -224,19 +224,21 @@ def _workflow_id(resume):
 
 
 def fresh_files():
-    """Una apertura limpia: sin la base SQLite, el reporte ni los recibos de una corrida anterior. Nacida
-    del servidor con DBOS importado, la base SQLite empieza como una copia de la vacía ya migrada."""
+    """Una apertura limpia: sin la base SQLite, el reporte ni los recibos de una corrida anterior. La base
+    SQLite nueva ya trae la cola cuando arranca el motor que corre el flujo: nacida del servidor con DBOS
+    importado, es una copia de la vacía ya migrada; sin él, se hace aquí, igual que la del servidor."""
     for path in (DATABASE, f"{DATABASE}-journal", f"{DATABASE}-wal", receipts_path(REPORT_PATH)):
         if os.path.isfile(path):
             os.remove(path)
-    if not os.environ.get(DATABASE_URL_ENV):
-        copy_empty_database(DATABASE)
+    if not os.environ.get(DATABASE_URL_ENV) and not copy_empty_database(DATABASE):
+        write_empty_database(os.path.abspath(DATABASE))
     prepare_task_files()
 
 
 def write_empty_database(target):
     """La base del motor recién creada, con su cola y sin flujos, en ``target`` (la plantilla del servidor
-    precargado): se lanza y se cierra el motor sobre un SQLite en la carpeta de ``target``."""
+    precargado, o la de una corrida nueva sin él): se lanza y se cierra el motor sobre un SQLite en la
+    carpeta de ``target``."""
     os.environ.pop(DATABASE_URL_ENV, None)
     os.chdir(os.path.dirname(target))
     launch(executor_id="plantilla")

@@ -141,12 +141,14 @@ def _make_empty_database(target):
 
 def copy_empty_database(dest):
     """En una corrida nacida del servidor, ``dest`` pasa a ser una copia de la base vacía ya migrada
-    (abrirla ahorra al motor crear sus tablas y su cola). Fuera del servidor, no hace nada."""
+    (abrirla ahorra al motor crear sus tablas y su cola); devuelve si la copió. Fuera del servidor, no
+    hace nada."""
     if not _EMPTY["path"]:
-        return
+        return False
     import shutil  # noqa: PLC0415 (solo en una corrida del servidor)
 
     shutil.copyfile(_EMPTY["path"], dest)
+    return True
 
 
 def _attend(conn):
