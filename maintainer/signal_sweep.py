@@ -84,14 +84,16 @@ def kill_points(template, agent, resume):
     return before, points
 
 
-def signalled(template, agent, resume, point, signame="SIGTERM"):
-    """La corrida que recibe ``signame`` antes de ``point``: (código, stdout, stderr)."""
+def signalled(template, agent, resume, point, signame="SIGTERM", path=None):
+    """La corrida que recibe ``signame`` antes de ``point``: (código, stdout, stderr). Con ``path``, solo
+    cuentan las llamadas sobre ese archivo (``strace -P``), relativo al directorio de trabajo."""
     with tempfile.TemporaryDirectory(prefix="senal-") as base:
         workdir = os.path.join(base, "trabajo")
         os.mkdir(workdir)
         copy_dir(template, workdir)
         inject = f"inject={point.syscall}:signal={SIGNALS[signame][0]}:when={point.when}"
         prefix = [STRACE, "-qq", "-o", os.devnull, "-e", f"trace={point.syscall}", "-e", inject]
+        prefix += ["-P", os.path.join(workdir, path)] if path else []
         return _run(workdir, agent, resume, prefix)
 
 

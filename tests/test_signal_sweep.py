@@ -9,6 +9,9 @@ benchmarks.signal_sweep``.
 
 import pytest
 
+from harness.beyond import dbos_agent
+from harness.beyond.engine_view import DATABASE
+from harness.contract import EXIT_TERMINATED
 from maintainer import signal_sweep
 from maintainer.paths import REFERENCE_AGENT
 
@@ -53,3 +56,19 @@ def test_a_sigterm_in_the_last_syscalls_ends_with_a_line(plan):
     for point in points[-6:]:
         result = signal_sweep.signalled(template, REFERENCE_AGENT, scenario.resume, point)
         assert signal_sweep.problems(result) == [], (point, result)
+
+
+@pytest.mark.slow  # seis corridas del agente de DBOS bajo strace
+def test_a_signal_while_the_engine_closes_its_database_is_one_line(tmp_path):
+    """El agente de DBOS, corrida nueva: SIGTERM antes de cada ``close`` de su base (el motor, y SQLAlchemy
+    debajo, cierran sus conexiones al preparar la base y al terminar). SQLAlchemy anotaba en stderr la
+    traza de la señal que interrumpía el cierre; ahora, cada corrida termina con su línea o con [done]."""
+    scenario = signal_sweep.scenario_named("nueva")
+    template = signal_sweep.template_for(str(tmp_path), scenario, dbos_agent.__file__)
+    codes = []
+    for when in range(1, 7):
+        point = signal_sweep.Point(0, "close", when)
+        result = signal_sweep.signalled(template, dbos_agent.__file__, scenario.resume, point, path=DATABASE)
+        assert signal_sweep.problems(result) == [], (when, result[2][-2000:])
+        codes.append(result[0])
+    assert codes.count(EXIT_TERMINATED) >= 3, codes  # la señal llegó de verdad durante esos cierres

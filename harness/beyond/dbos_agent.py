@@ -28,6 +28,7 @@ if (
     hold_signals()
 
 
+import logging
 import os
 import threading
 
@@ -248,6 +249,8 @@ def write_empty_database(target):
 
 def launch(executor_id):
     """Arranca el motor; ``executor_id`` dice qué flujos pendientes recupera al arrancar (los suyos)."""
+    # Lo mismo para la biblioteca de la base: una señal mientras cierra una conexión no deja su traza.
+    logging.getLogger("sqlalchemy").setLevel(logging.CRITICAL)
     DBOS(
         config={
             "name": "leccion-6-mas-alla",
