@@ -249,8 +249,6 @@ def write_empty_database(target):
 
 def launch(executor_id):
     """Arranca el motor; ``executor_id`` dice qué flujos pendientes recupera al arrancar (los suyos)."""
-    # Lo mismo para la biblioteca de la base: una señal mientras cierra una conexión no deja su traza.
-    logging.getLogger("sqlalchemy").setLevel(logging.CRITICAL)
     DBOS(
         config={
             "name": "leccion-6-mas-alla",
@@ -263,6 +261,8 @@ def launch(executor_id):
             "notification_listener_polling_interval_sec": POLL_SECONDS,
         }
     )
+    # Tampoco el de SQLAlchemy, debajo de DBOS: una señal mientras cierra una conexión no deja su traza.
+    logging.getLogger("sqlalchemy").setLevel(logging.CRITICAL)
     try:
         DBOS.launch()
         DBOS.register_queue(QUEUE_NAME, polling_interval_sec=POLL_SECONDS)
