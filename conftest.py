@@ -68,7 +68,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 class NbvalPaths:
     """Lo que los kernels de nbval de este proceso dejan para la revisión de nombres: el archivo donde
-    anotan cada ruta que crean (``CURSO_RUTAS_CREADAS``, maintainer/portability/sitecustomize.py), su
+    anotan cada ruta que crean (``COURSE_CREATED_PATHS``, maintainer/portability/sitecustomize.py), su
     carpeta temporal y qué notebooks corrieron enteros."""
 
     def __init__(self, items):
@@ -94,7 +94,7 @@ _NBVAL = []  # el NbvalPaths de este proceso, si anota
 
 
 def pytest_collection_finish(session):
-    if os.environ.get("CURSO_PORTABILIDAD") and session.config.getoption("nbval", False):
+    if os.environ.get("COURSE_PORTABILITY") and session.config.getoption("nbval", False):
         _NBVAL.append(NbvalPaths(session.items))
 
 
@@ -103,9 +103,9 @@ def pytest_collection_finish(session):
 def pytest_runtest_setup(item):
     notebook = notebook_of(item.nodeid)
     if _NBVAL and notebook in _NBVAL[0].cells:
-        os.environ["CURSO_RUTAS_CREADAS"], os.environ["TMPDIR"] = _NBVAL[0].log, _NBVAL[0].tmp
+        os.environ["COURSE_CREATED_PATHS"], os.environ["TMPDIR"] = _NBVAL[0].log, _NBVAL[0].tmp
     elif _NBVAL and notebook:
-        os.environ.pop("CURSO_RUTAS_CREADAS", None)
+        os.environ.pop("COURSE_CREATED_PATHS", None)
 
 
 def pytest_runtest_logreport(report):

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness.escenario import EFFECT, SCRIPT, label
+from harness.scenario import EFFECT, SCRIPT, label
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT, ROOT
 
 NODE_AGENT = os.path.join(ROOT, "tests", "data", "node_agent", "agent.js")

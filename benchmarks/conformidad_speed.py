@@ -6,7 +6,7 @@ mismo agente, en la misma corrida (el objetivo del issue 32: a lo sumo 12 veces)
 Cada ronda mide primero una caída en after-effect-write:3 más su --resume (dos procesos, uno tras
 otro, en una carpeta nueva, lanzados como en la terminal: ``python agent.py``) y después el nivel de la
 lección entero (``run_suite``, en paralelo: un trabajador por núcleo; sus corridas de Python nacen de un
-servidor de corridas, ``harness.forkserver``, y ``CONFORMIDAD_SERVIDOR=0`` lo apaga). Se informa la
+servidor de corridas, ``harness.runs.fork_server``, y ``CONFORMANCE_RUN_SERVER=0`` lo apaga). Se informa la
 mediana de cada medida (tiempo de reloj y CPU de los procesos hijos, los servidores y sus corridas
 incluidos; y aparte la CPU de la suite misma) y sus cocientes; las rondas alternan las dos medidas, así
 un cambio de ritmo de la máquina les toca a ambas. Al final, la carga de la máquina (``os.getloadavg``)
@@ -23,8 +23,8 @@ import time
 from harness.conformidad.processes import Context
 from harness.conformidad.report import all_passed
 from harness.conformidad.suite import run_suite, workers
-from harness.escenario import EFFECT, SCRIPT, label
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
+from harness.scenario import EFFECT, SCRIPT, label
 from maintainer.paths import REFERENCE_AGENT
 
 TARGET = 12

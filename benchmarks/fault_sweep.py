@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from harness.strace_log import STRACE
+from harness.runs.strace_log import STRACE
 from maintainer.faults import FAULTS, expected_report, plan, run_trial, templates
 from maintainer.paths import REFERENCE_AGENT
 

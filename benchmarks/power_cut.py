@@ -3,7 +3,7 @@
     python -m benchmarks.power_cut [--workers 2] [--agent solutions/agent.py]
 
 Para cada uno de los 15 escenarios graba la corrida con strace, enumera lo que un corte de luz después
-de cada operación puede dejar en disco (``harness/power_cut.py``: lo sincronizado con fsync es
+de cada operación puede dejar en disco (``harness/runs/power_cut.py``: lo sincronizado con fsync es
 seguro, lo demás puede haber llegado o no, un write a medias o en ceros) y, para cada estado distinto,
 exige que los archivos carguen y que reanudar deje el reporte exactamente una vez. Imprime cuentas,
 violaciones y tiempo; sale con 1 si hubo alguna violación.
@@ -16,7 +16,7 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from harness.strace_log import STRACE
+from harness.runs.strace_log import STRACE
 from maintainer.crash_states import check_state, scenario_states
 from maintainer.faults import expected_report, templates
 from maintainer.paths import REFERENCE_AGENT

@@ -7,8 +7,8 @@ Las piezas pequeñas (``ask_model``, ``final_text``…) las reutiliza el agente 
 
 import os
 
+from harness.defenses.replies import check_final, check_stop_reason, continue_paused
 from harness.protocol import block_to_dict
-from harness.replies import check_final, check_stop_reason, continue_paused
 from harness.tools import run_tool
 
 # El modelo por omisión de --live (ANTHROPIC_MODEL lo cambia); el guionado lo ignora.
@@ -25,7 +25,7 @@ MAX_TURNS = int(_ASKED) if _ASKED.isdigit() and int(_ASKED) > 0 else 20
 def ask_model(client, tools, messages):
     """Una llamada a ``client.messages.create``, con los mismos argumentos que el SDK real. Un turno en
     pausa (``pause_turn``) se continúa aquí mismo; un ``stop_reason`` que no es ``tool_use`` ni un final
-    (cortado, rechazo, desconocido) es un error de una línea, nunca un final (``harness.replies``)."""
+    (cortado, rechazo, desconocido) es un error de una línea, nunca un final (``harness.defenses.replies``)."""
 
     def create(sent):
         return client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=sent)

@@ -18,7 +18,7 @@ EFFECTS_FILE = "effects.json"
 # Lo que ``write_durable`` escribe antes del rename atómico: nunca se lee.
 TMP_SUFFIX = ".tmp"
 TMP_FILES = (CHECKPOINT_FILE + TMP_SUFFIX, EFFECTS_FILE + TMP_SUFFIX)
-# Un agente por directorio (harness.lock).
+# Un agente por directorio (harness.defenses.lock).
 LOCK_FILE = ".agente.lock"
 
 # —— Formas ——
@@ -29,7 +29,7 @@ BATCH_VERSION = 2
 
 
 # Las claves de ``checkpoint.json`` (version 1), las de la lección, en su orden; sus tipos, en
-# harness.formats (sin typing aquí: cada proceso del agente importa este módulo).
+# harness.beyond.file_types (sin typing aquí: cada proceso del agente importa este módulo).
 CHECKPOINT_KEYS = ("version", "task", "turns", "tokensUsed", "messages", "pendingToolUse")
 
 
@@ -37,6 +37,13 @@ CHECKPOINT_KEYS = ("version", "task", "turns", "tokensUsed", "messages", "pendin
 # escribir un texto antes del tool_use) y la marca de una tarea terminada.
 PENDING_CONTENT = "pendingAssistantContent"
 FINISHED = "finalText"
+
+# —— Variables de entorno que lee el agente ——
+
+# La carpeta de trabajo (por omisión, la actual), la caída simulada y la variante de producción.
+WORKDIR_VAR = "AGENT_WORKDIR"
+CRASH_VAR = "CRASH_AFTER"
+VARIANT_VAR = "AGENT_VARIANT"
 
 # —— Línea de comandos y códigos de salida ——
 
@@ -56,7 +63,7 @@ def command_line_problem(args, variant, variants):
     if unknown:
         return f"Argumento desconocido: {' '.join(sorted(unknown))}"
     if variant not in variants:
-        return f"AGENT_VARIANT={variant} no es una variante conocida: usa {' o '.join(variants)}"
+        return f"{VARIANT_VAR}={variant} no es una variante conocida: usa {' o '.join(variants)}"
     return ""
 
 

@@ -9,8 +9,8 @@ from collections import Counter
 
 from harness.contract import crash_message, kill_line
 from harness.errors import HarnessError
-from harness.escenario import KINDS
 from harness.jitter import jitter
+from harness.scenario import KINDS
 
 _counts = Counter()
 

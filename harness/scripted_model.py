@@ -17,13 +17,13 @@ import json
 import os
 
 from harness.errors import HarnessError
-from harness.escenario import FINAL_TEXT, SCRIPT, TURNS, VERIFIED_TEXT, VERIFY, call_id
 from harness.jitter import jitter
 from harness.protocol import blocks_of, pairing_error
+from harness.scenario import FINAL_TEXT, SCRIPT, TURNS, VERIFIED_TEXT, VERIFY, call_id
 from harness.tools import NOTES_PATH, READ_ONLY, REPORT_DAMAGED, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 
 MODEL_NAME = "modelo-guionado"
-READ, COUNT, WRITE = SCRIPT  # el guion de la tarea (harness.escenario)
+READ, COUNT, WRITE = SCRIPT  # el guion de la tarea (harness.scenario)
 DAMAGED_TEXT = (
     "report.txt existe pero está dañado; no escribo encima para no esconder el daño. Revísalo a mano "
     "(o bórralo) antes de volver a pedírmelo."

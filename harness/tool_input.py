@@ -1,6 +1,6 @@
 """Lo que una herramienta recibe del modelo: argumentos de texto y rutas dentro del directorio de trabajo.
 
-Lo usan ``harness.tools`` y la escritura con clave de ``harness.idempotent``: el modelo elige las rutas,
+Lo usan ``harness.tools`` y la escritura con clave de ``harness.defenses.idempotent``: el modelo elige las rutas,
 así que ninguna puede salir del directorio de trabajo ni ser un archivo propio del agente (una
 herramienta que los tocara podría falsear el punto de control o el registro).
 """

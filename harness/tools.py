@@ -9,8 +9,8 @@ ninguna toca los archivos propios del agente (punto de control, registro, tempor
 import os
 
 from harness.contract import KEYED_REASON, READ_ONLY_REASON, TMP_SUFFIX
-from harness.durable import NOT_PLAIN, read_bytes, read_present, remove_durably, write_durable
-from harness.idempotent import receipts_path, write_report_once
+from harness.defenses.durable import NOT_PLAIN, read_bytes, read_present, remove_durably, write_durable
+from harness.defenses.idempotent import receipts_path, write_report_once
 from harness.jitter import jitter
 from harness.tool_input import ToolError, ToolOSError, os_failure, refuse_hard_link, text_arg, tool_path
 
@@ -139,7 +139,7 @@ def run_tool(name, tool_input, key=None):
     return output
 
 
-# Fallas del entorno seguidas de cada herramienta en este proceso (``harness.guards.stop_if_lasting``).
+# Fallas del entorno seguidas de cada herramienta en este proceso (``harness.defenses.guards.stop_if_lasting``).
 failures_in_a_row = {}
 
 

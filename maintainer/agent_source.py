@@ -6,7 +6,7 @@
     python -m maintainer.agent_source sync     # update y después write: el flujo de quien edita un agente
 
 ``solutions/agent_leccion.py`` sale de las celdas ``#| export`` de la lección; ``solutions/agent.py``, de
-las de la lección y después las de producción (``harness.export``: una definición posterior reemplaza a
+las de la lección y después las de producción (``harness.notebook.export``: una definición posterior reemplaza a
 la anterior en su lugar). ``update`` es el ``nbdev_update`` de nbdev: cada bloque vuelve a la celda que
 nombra su línea ``# %%``; los de la lección, desde ``agent_leccion.py`` (en ``agent.py`` una celda de la
 lección puede estar partida por las defensas).
@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness.export import CELL_MARKER, EXPORT_MARKER, MAIN_GUARD, render_agent
+from harness.notebook.export import CELL_MARKER, EXPORT_MARKER, MAIN_GUARD, render_agent
 from maintainer import paths
 
 ROOT = Path(paths.ROOT)

@@ -1,4 +1,4 @@
-"""El modelo de corte de luz (``harness.power_cut``) sobre los escenarios del barrido de fallas: los
+"""El modelo de corte de luz (``harness.runs.power_cut``) sobre los escenarios del barrido de fallas: los
 estados que un corte puede dejar durante la corrida de un escenario, y lo que queda mal en cada uno.
 
 Lo usan ``benchmarks/power_cut.py`` y sus pruebas en ``tests/conformance/``.
@@ -7,7 +7,7 @@ Lo usan ``benchmarks/power_cut.py`` y sus pruebas en ``tests/conformance/``.
 import os
 import tempfile
 
-from harness.power_cut import crash_states, operations, write_state
+from harness.runs.power_cut import crash_states, operations, write_state
 from maintainer.faults import check_outcome, copy_dir, record
 
 

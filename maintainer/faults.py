@@ -8,8 +8,8 @@ carguen con los cargadores del agente, y una reanudación que termina con el rep
 byte a byte.
 
 Lo usan ``benchmarks/fault_sweep.py``, ``benchmarks/power_cut.py`` y sus pruebas en
-``tests/conformance/``. Grabar y leer las llamadas es de ``harness.strace_log``; el modelo de corte de
-luz, de ``harness.power_cut``.
+``tests/conformance/``. Grabar y leer las llamadas es de ``harness.runs.strace_log``; el modelo de corte de
+luz, de ``harness.runs.power_cut``.
 """
 
 import os
@@ -19,10 +19,10 @@ import tempfile
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, FINISHED, done_text
-from harness.escenario import KINDS
-from harness.runner import AgentRun, agent_command
+from harness.runs.launcher import AgentRun, agent_command
+from harness.runs.strace_log import TRACED, parse_log, strace_prefix
+from harness.scenario import KINDS
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
-from harness.strace_log import TRACED, parse_log, strace_prefix
 from harness.tools import REPORT_PATH
 from maintainer.torture import load_files, log_problems
 

@@ -5,7 +5,7 @@ Las rutas que comparte con quien califica vienen de ``solutions.grading.paths``:
 
 import os
 
-from harness.export import PRODUCTION_NOTEBOOK
+from harness.notebook.export import PRODUCTION_NOTEBOOK
 from solutions.grading.paths import LESSON, NOTEBOOKS, REFERENCE_AGENT, ROOT
 
 # La segunda fuente del agente de referencia, y el agente de la lección a su tamaño.

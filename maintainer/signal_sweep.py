@@ -22,8 +22,8 @@ import tempfile
 from typing import NamedTuple
 
 from harness.contract import EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED, done_text
-from harness.runner import agent_command
-from harness.strace_log import STRACE
+from harness.runs.launcher import agent_command
+from harness.runs.strace_log import STRACE
 from maintainer.faults import LEAKS, STABLE_ENV, copy_dir, prepare, scenarios
 
 # La señal, cómo la nombra strace, su código de salida y cómo la nombra la línea del agente.

@@ -22,7 +22,7 @@ Al final, tu agente contra la suite de conformidad entera, y en el laboratorio d
     (
         "code",
         "t-02",
-        """from harness.taller import Taller
+        """from harness.notebook.workbook import Taller
 
 taller = Taller("taller_tu_agente.ipynb")  # desde aquí, anota cada celda «#| export» que ejecutas""",
     ),

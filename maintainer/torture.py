@@ -25,11 +25,11 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, FINISHED, done_text, parse_line
+from harness.defenses.workdir import inside
 from harness.protocol import all_blocks, blocks_of
-from harness.runner import AgentRun, load_agent, start_agent_process
+from harness.runs.launcher import AgentRun, load_agent, start_agent_process
 from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
-from harness.workdir import inside
 from maintainer.paths import REFERENCE_AGENT
 
 JITTER_MS = "20"  # máximo de cada demora al azar: reparte las muertes por todo el turno

@@ -1,6 +1,6 @@
 # GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb y notebooks/de_la_leccion_a_produccion.ipynb: no lo edites a mano.
 # Cada bloque viene de la celda «#| export» que nombra su línea «# %%». Para cambiarlo, edita esa
-# celda, guarda el notebook y vuelve a exportar (harness.export.export_agent).
+# celda, guarda el notebook y vuelve a exportar (harness.notebook.export.export_agent).
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-03
@@ -17,7 +17,7 @@ defensa que no es la idea de la lección llega de ``harness`` en una línea que 
 («De la lección a producción» cuenta la falla que la motiva).
 """
 
-from harness.early_signals import hold_signals
+from harness.defenses.early_signals import hold_signals
 
 # Como programa, desde la primera línea: una señal durante los imports espera a la sesión, con su
 # línea. Importado por otro agente (el de lotes), no: sus señales ya las atiende la sesión de ese agente.
@@ -30,8 +30,8 @@ import sys
 import time  # noqa: F401 (lo usa now_ms, de la lección)
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
-from harness.clients import make_client
 from harness.crash import SimulatedCrash, crash_point
+from harness.defenses.clients import make_client
 from harness.tools import TOOLS, run_tool
 
 CHECKPOINT_PATH = "checkpoint.json"
@@ -53,7 +53,7 @@ def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-20
-from harness.durable import write_durable  # temporal + rename, con los fsync de un corte de luz
+from harness.defenses.durable import write_durable  # temporal + rename, con los fsync de un corte de luz
 
 
 def write_json_atomic(path, data):  # tu turno
@@ -68,7 +68,7 @@ def save_checkpoint(cp):
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-22
-from harness.guards import CheckpointError, require_checkpoint_shape
+from harness.defenses.guards import CheckpointError, require_checkpoint_shape
 
 
 def load_checkpoint():  # tu turno
@@ -99,9 +99,9 @@ def load_checkpoint():  # tu turno
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-28a
-from harness.durable import remove_durably  # los borrados quedan en disco antes de seguir
+from harness.defenses.durable import remove_durably  # los borrados quedan en disco antes de seguir
+from harness.defenses.workdir import check_agent_files
 from harness.tools import prepare_task_files
-from harness.workdir import check_agent_files
 
 
 def fresh_scene(task):  # tu turno
@@ -115,7 +115,7 @@ def fresh_scene(task):  # tu turno
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-28
-from harness.replies import TurnLimitReached, checked_turn, finished
+from harness.defenses.replies import TurnLimitReached, checked_turn, finished
 
 
 def run_agent(client, task, tools, scene=None, point_a=True):
@@ -147,8 +147,8 @@ def run_agent(client, task, tools, scene=None, point_a=True):
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-34
-from harness.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
-from harness.guards import LedgerError, require_ledger_shape, unreadable
+from harness.defenses.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
+from harness.defenses.guards import LedgerError, require_ledger_shape, unreadable
 
 
 def load_effects():
@@ -185,7 +185,7 @@ def now_ms():
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-38
-from harness.guards import stop_if_lasting, warn
+from harness.defenses.guards import stop_if_lasting, warn
 from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
 
 # «idempotente» (ver «De la lección a producción»): write_report con el tool_use_id como clave.
@@ -247,8 +247,8 @@ def reconcile(cp):  # tu turno
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-61
-from harness.guards import require_matching_ledger
-from harness.replies import check_resumable
+from harness.defenses.guards import require_matching_ledger
+from harness.defenses.replies import check_resumable
 
 
 def resume_scene(task):
@@ -273,8 +273,8 @@ def resume_scene(task):
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-63
 from harness.contract import command_line_problem
+from harness.defenses.session import AgentFailure, agent_session
 from harness.errors import print_final
-from harness.session import AgentFailure, agent_session
 
 USAGE = "uso: python agent.py [--resume] [--live]"
 VARIANTS = ("dos-puntos", "solo-b", "idempotente")

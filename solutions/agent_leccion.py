@@ -1,6 +1,6 @@
 # GENERADO desde notebooks/leccion_6_puntos_de_control.ipynb: no lo edites a mano.
 # Cada bloque viene de la celda «#| export» que nombra su línea «# %%». Para cambiarlo, edita esa
-# celda, guarda el notebook y vuelve a exportar (harness.export.export_agent).
+# celda, guarda el notebook y vuelve a exportar (harness.notebook.export.export_agent).
 
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-03

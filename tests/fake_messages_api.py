@@ -314,7 +314,7 @@ def signal_while_waiting(api, workdir, agent, signame, env=None):
     (un evento, no una demora) recibe la señal ``signame``. Devuelve la corrida."""
     import signal
 
-    from harness.runner import AgentRun, start_agent_process
+    from harness.runs.launcher import AgentRun, start_agent_process
 
     api.hang(after=1)
     proc = start_agent_process(workdir, agent=agent, env=env, live=True)

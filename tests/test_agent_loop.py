@@ -5,7 +5,7 @@ from seed_text import fill, template
 
 from harness.base_loop import MAX_TURNS
 from harness.contract import FINISHED
-from harness.replies import TurnLimitReached
+from harness.defenses.replies import TurnLimitReached
 from harness.scripted_model import Message, ToolUseBlock, Usage
 from harness.tools import TOOLS, prepare_task_files
 from solutions import agent as reference

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.export import CELL_MARKER, bound_names, export_cells
+from harness.notebook.export import CELL_MARKER, bound_names, export_cells
 from maintainer import agent_source
 from maintainer.paths import LESSON, LESSON_AGENT, PRODUCTION, REFERENCE_AGENT
 

@@ -7,7 +7,7 @@ import pytest
 
 from harness.beyond import batch_agent
 from harness.protocol import pairing_error
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 from harness.tools import report_copies
 from maintainer.paths import REFERENCE_AGENT
 

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from harness.beyond import dbos_agent
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 from harness.tools import report_copies
 
 AGENT = dbos_agent.__file__

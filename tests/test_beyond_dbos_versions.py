@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from harness.beyond import dbos_agent, engine_view
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 from harness.tools import report_copies
 from maintainer.paths import ROOT
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from harness.idempotent import receipts_path, write_report_once
+from harness.defenses.idempotent import receipts_path, write_report_once
+from harness.defenses.workdir import inside
 from harness.tools import REPORT_TITLE, ToolError, report_copies
-from harness.workdir import inside
 
 REPORT = {"path": "report.txt", "content": f"{REPORT_TITLE}\n\nuno\n"}
 

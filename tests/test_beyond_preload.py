@@ -12,7 +12,7 @@ import pytest
 from harness.beyond import dbos_agent
 from harness.beyond.engine_view import DATABASE
 from harness.beyond.preload import SOCKET_ENV
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 
 SAFETY_TIMEOUT = 60  # solo una red de seguridad
 

@@ -12,7 +12,7 @@ import pytest
 from harness import contract
 from harness.beyond import batch_agent, dbos_agent
 from harness.beyond.parallel_model import ParallelScriptedModel
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 from harness.scripted_model import ScriptedModel
 from maintainer.paths import REFERENCE_AGENT
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, signal_while_waiting
@@ -77,7 +77,7 @@ STOPS = {
 
 
 # Cada agente con una señal y cada señal una vez (con el SDK real, cada corrida tarda): las tres señales
-# comparten el manejo (harness.early_signals, harness.session); las tres sobre el agente de referencia,
+# comparten el manejo (harness.defenses.early_signals, harness.defenses.session); las tres sobre el agente de referencia,
 # esperando al modelo, las afirma la suite (nivel de producción, «senales»: test_conformidad.py).
 AGENT_AND_STOP = [("leccion", "SIGINT"), ("lote", "SIGTERM"), ("dbos", "SIGHUP")]
 

@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from harness.conformidad import containment, processes
+from harness.conformidad import processes
+from harness.runs import containment
 from maintainer.paths import REFERENCE_AGENT
 
 # El texto que llevan en su línea de comandos los procesos que deja un agente hostil.
@@ -60,7 +61,7 @@ def conformidad(*args, env=None, cwd=None):
         encoding="utf-8",
         timeout=600,  # red de seguridad: cada prueba termina mucho antes, por eventos
         # Las cotas se prueban con las corridas una tras otra: cada corrida mira los restos de la anterior.
-        env={**os.environ, "CONFORMIDAD_TRABAJADORES": "1", **(env or {})},
+        env={**os.environ, "CONFORMANCE_WORKERS": "1", **(env or {})},
         cwd=cwd,
     )
     lines = done.stderr.splitlines()
@@ -191,7 +192,7 @@ def test_a_hanging_agent_stops_the_suite_with_one_line(tmp_path):
     agent = hostile(tmp_path, "import time\ntime.sleep(3600)")
     # Un plazo corto para la prueba (ninguna corrida de este agente termina: no hay carrera con la carga
     # de la máquina); el de siempre lo cubre la prueba de arriba.
-    code, out, err, _ = conformidad(agent, env={"CONFORMIDAD_TIMEOUT": "1"})
+    code, out, err, _ = conformidad(agent, env={"CONFORMANCE_TIMEOUT": "1"})
     assert code == 1 and len(err.splitlines()) == 1, err
     stop = "La suite se detiene: el agente no terminó en 1 s en 2 corridas seguidas, y cada fila"
     assert err.startswith(stop) and "comprobaciones:" not in out
@@ -209,7 +210,7 @@ if "--resume" in sys.argv:
 def test_an_agent_that_hangs_only_on_resume_stops_the_suite_too(tmp_path):
     # Entre dos --resume colgados corre una caída que sí termina: no hay dos seguidas, pero sí tres.
     code, out, err, _ = conformidad(
-        hostile(tmp_path, RESUME_HANGS), "--solo", "caidas", env={"CONFORMIDAD_TIMEOUT": "4"}
+        hostile(tmp_path, RESUME_HANGS), "--solo", "caidas", env={"CONFORMANCE_TIMEOUT": "4"}
     )
     assert code == 1 and len(err.splitlines()) == 1, err
     assert err.startswith(

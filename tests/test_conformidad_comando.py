@@ -15,7 +15,7 @@ import pytest
 from seed_text import transcript
 from test_conformidad_cli import conformidad as _conformidad
 
-from harness.runner import agent_command
+from harness.runs.launcher import agent_command
 from maintainer.paths import ROOT
 
 NODE_AGENT = os.path.join(ROOT, "tests", "data", "node_agent", "agent.js")

@@ -22,7 +22,7 @@ from harness.crash_lab import PLAIN_FALLBACK, CrashLab, variants
 from harness.crash_lab.variants import BRANCHES
 from harness.crash_lab.view import PREVIEW_LINE
 from harness.crash_lab.words import crash_labels
-from harness.export import export_agent
+from harness.notebook.export import export_agent
 from harness.tools import READ_ONLY
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT
@@ -323,7 +323,7 @@ def test_unknown_choices_are_refused(lab):
 
 def test_the_agent_never_imports_the_lab():
     code = (
-        "import sys, harness.runner, harness.disk_state, solutions.agent; "
+        "import sys, harness.runs.launcher, harness.notebook.disk_state, solutions.agent; "
         "print(sorted(m for m in sys.modules if m in ('ipywidgets', 'harness.crash_lab')))"
     )
     out = subprocess.run(

@@ -96,7 +96,7 @@ def run_tool_uses_fixed(content):
 @pytest.mark.parametrize("served", [True, False], ids=["servidor", "un-interprete-por-corrida"])
 def test_a_run_that_prints_a_lot_is_not_a_loop(tmp_path, monkeypatch, served):
     """La salida se lee mientras corre; de cada una queda el final, no todo."""
-    from harness.kill_at_moment import OUTPUT_TAIL
+    from harness.runs.kill_at_moment import OUTPUT_TAIL
     from solutions.grading import forkserver
 
     if not served:

@@ -15,8 +15,8 @@ import unicodedata
 import nbformat
 import pytest
 
-from harness.exercise_feedback import FIELDS, format_problems, ledger_only
-from harness.runner import load_agent
+from harness.notebook.exercise_feedback import FIELDS, format_problems, ledger_only
+from harness.runs.launcher import load_agent
 from solutions.grading import judge, parecidas, puntos, truth
 from solutions.grading.manual import ManualError, problem, read_marks
 from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT

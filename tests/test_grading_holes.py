@@ -267,7 +267,7 @@ def test_nothing_of_the_run_acts_between_the_moment_and_the_disk_being_read(tmp_
 
 
 def _write_report():
-    from harness.exercise_feedback import WRITE_REPORT_CALL
+    from harness.notebook.exercise_feedback import WRITE_REPORT_CALL
 
     return WRITE_REPORT_CALL
 

@@ -17,8 +17,8 @@ from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
 
 from harness.contract import EXIT_KILLED, crash_message
-from harness.exercise_feedback import BRANCHES, FIELDS, check_prediction_format
-from harness.runner import load_agent
+from harness.notebook.exercise_feedback import BRANCHES, FIELDS, check_prediction_format
+from harness.runs.launcher import load_agent
 from solutions.grading import escenarios, judge, truth
 from solutions.grading.judge import AnswerError, PartlyRight, read_verdict, wrong_fields
 from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT, ROOT

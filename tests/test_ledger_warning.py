@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from harness.runner import start_agent_process
-from harness.strace_log import strace_prefix
+from harness.runs.launcher import start_agent_process
+from harness.runs.strace_log import strace_prefix
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 
 WARNING = "[falló la escritura del registro] tool_use_id=toolu_01: el efecto secundario ya ocurrió"

@@ -9,7 +9,7 @@ from harness.conformidad.checks import LESSON_PIECES, PRODUCTION_PIECES
 from harness.conformidad.processes import Context
 from harness.conformidad.rows import FAILED, OK
 from harness.conformidad.suite import run_suite
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 from maintainer.paths import LESSON_AGENT
 
 MIN_MISSING_DEFENCES = 6

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from course_files import LESSON_NOTEBOOK
 
-from harness.export import EXPORT_MARKER, export_cells
+from harness.notebook.export import EXPORT_MARKER, export_cells
 from maintainer.paths import LESSON_AGENT
 
 MAX_EXPORT_LINES = 30

@@ -19,13 +19,13 @@ from unittest import mock
 import pytest
 from course_files import snapshot
 
-from harness import live_model
 from harness.base_loop import MAX_TOKENS, MODEL
-from harness.clients import make_client
 from harness.crash import KINDS, reset_crash_points
-from harness.live_model import ONE_TOOL_PER_TURN, LiveModelError
+from harness.defenses import live_model
+from harness.defenses.clients import make_client
+from harness.defenses.live_model import ONE_TOOL_PER_TURN, LiveModelError
 from harness.protocol import pairing_error
-from harness.runner import AgentRun, run_agent_process, start_agent_process
+from harness.runs.launcher import AgentRun, run_agent_process, start_agent_process
 from harness.tools import TOOLS, report_copies
 from maintainer.paths import REFERENCE_AGENT
 from maintainer.paths import ROOT as REPO_ROOT

@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from harness import contract
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
 from harness.tools import report_copies
 from maintainer.paths import REFERENCE_AGENT
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, signal_while_waiting, with_tool_use

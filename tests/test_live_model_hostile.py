@@ -13,7 +13,7 @@ import time
 import pytest
 from course_files import snapshot
 
-from harness import live_model
+from harness.defenses import live_model
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, Reply, error_body
 from tests.test_live_model import run_main
 

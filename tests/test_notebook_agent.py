@@ -1,4 +1,4 @@
-"""harness.export: el agent.py que se arma con las celdas ``#| export`` de un notebook.
+"""harness.notebook.export: el agent.py que se arma con las celdas ``#| export`` de un notebook.
 
 Lo que hacen los agentes armados (transcripciones, caída en cada punto, entradas malas...) lo cubre la
 suite de conformidad; aquí, la exportación misma: qué celdas van, cómo una celda de producción reemplaza
@@ -19,8 +19,8 @@ from course_files import LESSON_NOTEBOOK, snapshot
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from harness.errors import HarnessError
-from harness.export import CELL_MARKER, MAIN_GUARD, export_agent, export_cells, render_agent
-from harness.runner import run_agent_process
+from harness.notebook.export import CELL_MARKER, MAIN_GUARD, export_agent, export_cells, render_agent
+from harness.runs.launcher import run_agent_process
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 
 # Los nombres de la lección (DESIGN.md, «Language»), en snake_case.

@@ -231,7 +231,12 @@ def test_the_installed_package_imports_from_the_venv_not_the_repo(installed, tmp
     # rueda instalada tiene que ganarle.
     assert first.startswith(venv_dir + os.sep) and not first.startswith(repo + os.sep), first
     names = {line.split()[0] for line in modules}
-    assert {"harness.runner", "harness.crash_lab", "harness.crash_lab.widget", "harness.export"} <= names
+    assert {
+        "harness.runs.launcher",
+        "harness.crash_lab",
+        "harness.crash_lab.widget",
+        "harness.notebook.export",
+    } <= names
     assert all(line.split()[1].startswith(venv_dir + os.sep) for line in modules), modules
 
 

@@ -10,7 +10,7 @@ En Linux no hay Windows a mano; se prueba lo que Windows le cambia al curso:
 - los comandos del README, copiados tal cual de README.md, funcionan con el Python del sistema.
 
 Las dos pruebas largas (ejecutar cada notebook otra vez, instalar desde PyPI en un entorno nuevo) corren
-con ``CURSO_PORTABILIDAD=1``, en la pasada de portabilidad de ``.ci/run``.
+con ``COURSE_PORTABILITY=1``, en la pasada de portabilidad de ``.ci/run``.
 """
 
 import json
@@ -27,17 +27,17 @@ from pathlib import Path
 import pytest
 from course_files import digest
 
-from harness import lock
 from harness.contract import LOCK_FILE
-from harness.lock import WorkdirBusy, workdir_lock
+from harness.defenses import lock
+from harness.defenses.lock import WorkdirBusy, workdir_lock
 from maintainer.paths import ROOT
 from solutions.grading.notebook_run import cleared, execute
 
 REPO = Path(ROOT)
 NO_FCNTL = {"PYTHONPATH": os.fspath(REPO / "maintainer" / "portability")}
 LONG = pytest.mark.skipif(
-    not os.environ.get("CURSO_PORTABILIDAD"),
-    reason="larga (ejecuta notebooks o instala desde PyPI): corre con CURSO_PORTABILIDAD=1, como en .ci/run",
+    not os.environ.get("COURSE_PORTABILITY"),
+    reason="larga (ejecuta notebooks o instala desde PyPI): corre con COURSE_PORTABILITY=1, como en .ci/run",
 )
 NO_SIGKILL = pytest.mark.skipif(
     sys.platform == "win32", reason="Windows no tiene SIGKILL (TerminateProcess no es una señal)"
@@ -46,7 +46,7 @@ NO_SIGKILL = pytest.mark.skipif(
 # Un proceso que toma el candado del directorio, avisa y lo mantiene hasta que se le cierra stdin.
 HOLDER = (
     "import sys\n"
-    "from harness.lock import workdir_lock\n"
+    "from harness.defenses.lock import workdir_lock\n"
     "with workdir_lock(sys.argv[1]):\n"
     "    print('tomado', flush=True)\n"
     "    sys.stdin.read()\n"
@@ -54,7 +54,7 @@ HOLDER = (
 # Un segundo proceso que intenta tomarlo: imprime el mensaje con que se lo rechazan.
 TAKER = (
     "import sys\n"
-    "from harness.lock import WorkdirBusy, workdir_lock\n"
+    "from harness.defenses.lock import WorkdirBusy, workdir_lock\n"
     "try:\n"
     "    with workdir_lock(sys.argv[1]):\n"
     "        print('tomado')\n"
@@ -214,7 +214,7 @@ def copy_of_repo(tmp_path_factory):
 
 
 def created_paths(log):
-    """Las rutas que anotó ``CURSO_RUTAS_CREADAS`` (sitecustomize de la pasada de portabilidad)."""
+    """Las rutas que anotó ``COURSE_CREATED_PATHS`` (sitecustomize de la pasada de portabilidad)."""
     return {Path(line) for line in log.read_text(encoding="utf-8", errors="replace").splitlines()}
 
 
@@ -231,7 +231,7 @@ def refused_names(paths):
 def test_the_recorder_sees_what_a_child_process_creates(tmp_path):
     log = tmp_path / "rutas.txt"
     code = "import os, sys; os.makedirs(os.path.join(sys.argv[1], 'script_fixed_after-tool:1', 'x'))"
-    args, env = python(code, tmp_path / "w", env={**NO_FCNTL, "CURSO_RUTAS_CREADAS": os.fspath(log)})
+    args, env = python(code, tmp_path / "w", env={**NO_FCNTL, "COURSE_CREATED_PATHS": os.fspath(log)})
     subprocess.run(args, env=env, check=True)
     bad = tmp_path / "w" / "script_fixed_after-tool:1"
     assert created_paths(log) == {tmp_path / "w", bad, bad / "x"}
@@ -249,14 +249,14 @@ def test_no_path_the_notebooks_create_has_a_name_windows_refuses(
     no se ejecutan otra vez: se revisan las rutas que anotaron sus kernels."""
     ran = nbval_paths.ran() if nbval_paths else set()
     log = tmp_path / "rutas.txt"
-    monkeypatch.setenv("CURSO_RUTAS_CREADAS", os.fspath(log))
+    monkeypatch.setenv("COURSE_CREATED_PATHS", os.fspath(log))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([NO_FCNTL["PYTHONPATH"], os.fspath(copy_of_repo)]))
     monkeypatch.setenv("TMPDIR", os.fspath(tmp_path))  # las carpetas temporales de las comprobaciones
     failures = {}
     for notebook in [nb for nb in NOTEBOOKS if nb.relative_to(REPO).as_posix() not in ran]:
         copied = copy_of_repo / notebook.relative_to(REPO)
         # Las fuentes del instructor no tienen la lección al lado: usan el agente de referencia, como
-        # al calificar (harness.exercise_feedback lee LESSON_AGENT).
+        # al calificar (harness.notebook.exercise_feedback lee LESSON_AGENT).
         if copied.is_relative_to(copy_of_repo / "solutions"):
             monkeypatch.setenv("LESSON_AGENT", os.fspath(copy_of_repo / "solutions" / "agent.py"))
         else:

@@ -1,5 +1,5 @@
 """Las predicciones de la lección se anotan: antes de cada experimento una celda guarda la tuya, y la
-corrida que sigue la muestra al lado de lo que pasó (``harness.prediccion.comparar``)."""
+corrida que sigue la muestra al lado de lo que pasó (``harness.notebook.prediction.comparar``)."""
 
 import ast
 import re
@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from course_files import LESSON_NOTEBOOK, output_text
 
-from harness.prediccion import ASK, UNWRITTEN, comparar, matches
+from harness.notebook.prediction import ASK, UNWRITTEN, comparar, matches
 from solutions.grading.notebook_run import cleared, execute
 
 PREDICTION = "**Antes de ejecutar:**"
@@ -24,7 +24,7 @@ def notebook():
 def shown_text(monkeypatch, guess, outcome):
     """Lo que ``comparar`` muestra, en su versión de texto."""
     shown = []
-    monkeypatch.setattr("harness.display._show_raw", shown.append)
+    monkeypatch.setattr("harness.notebook.display._show_raw", shown.append)
     comparar(guess, outcome)
     return "\n".join(bundle["text/plain"] for bundle in shown)
 

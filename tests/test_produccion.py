@@ -16,7 +16,7 @@ import pytest
 from course_files import output_text
 
 from harness.conformidad.checks.production import SECTIONS
-from harness.export import EXPORT_MARKER, PRODUCTION_NOTEBOOK
+from harness.notebook.export import EXPORT_MARKER, PRODUCTION_NOTEBOOK
 from maintainer.paths import NOTEBOOKS
 from maintainer.prepare import stored_notebooks
 

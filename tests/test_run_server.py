@@ -1,4 +1,4 @@
-"""El servidor de corridas de la suite de conformidad (``harness.forkserver``): una corrida nacida de un
+"""El servidor de corridas de la suite de conformidad (``harness.runs.fork_server``): una corrida nacida de un
 fork es la misma que ``python archivo.py`` (salida, traza, código, señales) y está contenida igual: un
 descendiente que deja el grupo y cierra sus pipes muere con ella, y una corrida que mata a su servidor
 no se lleva la suite."""
@@ -9,10 +9,9 @@ import textwrap
 
 import pytest
 
-from harness import forkserver
-from harness.conformidad import containment
+from harness.runs import containment, fork_server
 
-pytestmark = pytest.mark.skipif(not forkserver.available(), reason="hace falta Linux (fork, pidfd)")
+pytestmark = pytest.mark.skipif(not fork_server.available(), reason="hace falta Linux (fork, pidfd)")
 
 PROGRAMS = {
     "argumentos y entorno": """
@@ -104,11 +103,11 @@ def test_a_run_that_kills_its_server_ends_and_the_next_run_gets_a_new_one(tmp_pa
 
 
 def test_only_this_interpreter_running_a_file_or_a_module_is_served():
-    assert forkserver.program([sys.executable, __file__, "-x"]) == [__file__, "-x"]
-    assert forkserver.program([sys.executable, "-m", "json.tool"]) == ["-m", "json.tool"]
-    assert forkserver.program(["strace", sys.executable, __file__]) is None
-    assert forkserver.program([sys.executable, "-c", "pass"]) is None
-    assert forkserver.program(["node", "agent.js"]) is None
+    assert fork_server.program([sys.executable, __file__, "-x"]) == [__file__, "-x"]
+    assert fork_server.program([sys.executable, "-m", "json.tool"]) == ["-m", "json.tool"]
+    assert fork_server.program(["strace", sys.executable, __file__]) is None
+    assert fork_server.program([sys.executable, "-c", "pass"]) is None
+    assert fork_server.program(["node", "agent.js"]) is None
 
 
 def test_what_the_harness_reads_on_import_comes_from_the_run_not_from_the_server(tmp_path, servers):

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from harness.conformidad.checks import CAPABILITIES
-from harness.taller import DECIDED_BY, PREVIEW_WAITS, STUB
+from harness.notebook.workbook import DECIDED_BY, PREVIEW_WAITS, STUB
 from maintainer import paths, taller
 from solutions.grading.notebook_run import execute
 

@@ -7,7 +7,7 @@ import shutil
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from harness.taller import Taller
+from harness.notebook.workbook import Taller
 from maintainer import taller as workbook
 
 LOAD_ID = "taller-code-22"  # la celda «tu turno» de load_checkpoint

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import nbformat
 import pytest
 
-from harness.taller import DECIDED_BY, PREVIEW_WAITS
+from harness.notebook.workbook import DECIDED_BY, PREVIEW_WAITS
 from maintainer import taller
 from maintainer.taller_kernel import filled_workbook, lesson
 

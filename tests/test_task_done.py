@@ -15,8 +15,8 @@ import pytest
 from harness.beyond import batch_agent, dbos_agent
 from harness.beyond.parallel_model import ParallelScriptedModel
 from harness.contract import FINISHED
-from harness.runner import AgentRun, agent_command, run_agent_process
-from harness.strace_log import parse_log, strace_prefix
+from harness.runs.launcher import AgentRun, agent_command, run_agent_process
+from harness.runs.strace_log import parse_log, strace_prefix
 from harness.tools import report_copies
 from maintainer import faults
 from maintainer.paths import REFERENCE_AGENT

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from harness.base_loop import run_tool_uses
-from harness.durable import read_bytes, remove_durably, write_durable
+from harness.defenses.durable import read_bytes, remove_durably, write_durable
 from harness.errors import DiskError, disk_failure, os_reason
 from harness.tools import READ_ONLY, TOOL_IMPLS, TOOLS, ToolError, prepare_task_files, report_copies, run_tool
 

@@ -1,7 +1,7 @@
 """«Más allá» de la Lección 6: el mismo agente sobre un motor de ejecución durable, varias llamadas por
 turno y lo que cuesta guardar cuando la tarea crece. Lo usa ``notebooks/mas_alla_motor_durable.ipynb``.
 
-Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en ``harness.idempotent``):
+Cada módulo hace una sola cosa (la escritura con clave de idempotencia está en ``harness.defenses.idempotent``):
 
 - ``command_line``: el ``main`` de los dos agentes de aquí, con el contrato de línea de comandos de la lección.
 - ``engine_view``: lo que el motor tiene anotado en su SQLite, y los nombres que el laboratorio lee del agente.

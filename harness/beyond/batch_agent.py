@@ -21,7 +21,7 @@ real, que puede pedir varias herramientas en un turno.
 if (
     __name__ == "__main__"
 ):  # lo primero: una señal durante los imports espera a la sesión, no mata en silencio
-    from harness.early_signals import hold_signals
+    from harness.defenses.early_signals import hold_signals
 
     hold_signals()
     # Con el servidor del preload (el notebook de «Más allá»), la corrida nace de él: sin el arranque
@@ -37,8 +37,8 @@ import sys
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_uses, usage_tokens
 from harness.beyond.command_line import agent_main
+from harness.beyond.file_types import BatchCheckpoint
 from harness.beyond.parallel_model import SUMMARY_PATH, ParallelScriptedModel
-from harness.clients import make_client
 from harness.contract import (
     BATCH_VERSION,
     CHECKPOINT_FILE,
@@ -49,15 +49,15 @@ from harness.contract import (
     save_b_line,
 )
 from harness.crash import crash_point
-from harness.durable import read_bytes, remove_durably
+from harness.defenses.clients import make_client
+from harness.defenses.durable import read_bytes, remove_durably
+from harness.defenses.guards import require_matching_ledger
+from harness.defenses.idempotent import receipts_path
+from harness.defenses.replies import TurnLimitReached, check_done
+from harness.defenses.shapes import batch_checkpoint_problem
 from harness.errors import HarnessError
-from harness.formats import BatchCheckpoint
-from harness.guards import require_matching_ledger
-from harness.idempotent import receipts_path
 from harness.protocol import block_to_dict
-from harness.replies import TurnLimitReached, check_done
-from harness.runner import load_agent
-from harness.shapes import batch_checkpoint_problem
+from harness.runs.launcher import load_agent
 from harness.tools import REPORT_PATH, TOOLS
 
 LESSON_AGENT_ENV = "LESSON_AGENT"

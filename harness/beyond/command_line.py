@@ -3,7 +3,7 @@
 ``[--resume] [--live]``, la variante en ``AGENT_VARIANT``, el directorio en ``AGENT_WORKDIR``, la
 caída en ``CRASH_AFTER`` (137 al morir), ``[done] …`` y 0 al terminar; Ctrl-C, una línea y 130; un
 problema esperado es una línea en español en stderr (2 si la línea de comandos no vale, 1 si falló la
-corrida), nunca una traza. Las banderas, los códigos y la sesión (``harness.session``) son los mismos
+corrida), nunca una traza. Las banderas, los códigos y la sesión (``harness.defenses.session``) son los mismos
 que usa el ``main`` de la lección; una prueba los fija para los tres agentes.
 """
 
@@ -12,8 +12,8 @@ import sys
 
 from harness.contract import EXIT_KILLED, EXIT_USAGE, command_line_problem, done_line, kill_line
 from harness.crash import SimulatedCrash
+from harness.defenses.session import AgentFailure, agent_session
 from harness.errors import print_final
-from harness.session import AgentFailure, agent_session
 
 
 def agent_main(argv, *, variants, usage, run):

@@ -20,10 +20,10 @@ import subprocess
 import sys
 import time
 
+from harness.beyond.file_types import Checkpoint, LedgerEntry
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, VERSION
-from harness.durable import write_durable
+from harness.defenses.durable import write_durable
 from harness.errors import HarnessError
-from harness.formats import Checkpoint, LedgerEntry
 from harness.tools import NOTES_PATH
 
 if __name__ == "__main__":  # con un servidor que ya importó DBOS, la medición nace de él (preload)

@@ -23,7 +23,7 @@ Dónde cae cada etiqueta (el motor no tiene punto A ni punto B: su registro son 
 if (
     __name__ == "__main__"
 ):  # lo primero: una señal durante los imports espera a la sesión, no mata en silencio
-    from harness.early_signals import hold_signals
+    from harness.defenses.early_signals import hold_signals
 
     hold_signals()
 
@@ -37,13 +37,13 @@ from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
 from harness.beyond.preload import copy_empty_database
 from harness.beyond.process_death import die_at, leave, stop_here
-from harness.clients import make_client
 from harness.contract import turn_limit_text
-from harness.durable import read_bytes, write_durable
+from harness.defenses.clients import make_client
+from harness.defenses.durable import read_bytes, write_durable
+from harness.defenses.idempotent import receipts_path, write_report_once
+from harness.defenses.replies import TaskNotDone, check_done
 from harness.errors import HarnessError
-from harness.idempotent import receipts_path, write_report_once
 from harness.protocol import block_to_dict
-from harness.replies import TaskNotDone, check_done
 from harness.tools import REPORT_PATH, TOOLS, prepare_task_files, run_tool
 
 TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."

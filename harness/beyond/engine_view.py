@@ -11,8 +11,8 @@ laboratorio de caídas): sus archivos y cómo cuenta su log lo que hizo el motor
 import os
 from typing import NamedTuple
 
-from harness.disk_state import DiskState, describe_report
-from harness.idempotent import receipts_path
+from harness.defenses.idempotent import receipts_path
+from harness.notebook.disk_state import DiskState, describe_report
 from harness.tools import REPORT_PATH, report_copies
 
 DATABASE = "dbos.sqlite"
@@ -53,7 +53,7 @@ def engine_record(workdir):
 
 
 class EngineState(NamedTuple):
-    """El disco de una corrida sobre DBOS, con la forma de ``harness.disk_state.DiskState`` para que el
+    """El disco de una corrida sobre DBOS, con la forma de ``harness.notebook.disk_state.DiskState`` para que el
     laboratorio lo muestre igual: ``record`` es lo que da ``engine_record`` o un texto si no se pudo."""
 
     workflow: object  # el id de dbos-flujo.txt, o None

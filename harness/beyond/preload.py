@@ -28,8 +28,8 @@ import sys
 import tempfile
 
 from harness.beyond.process_death import leave
-from harness.early_signals import pending
-from harness.forkserver import adopt, exit_code
+from harness.defenses.early_signals import pending
+from harness.runs.fork_server import adopt, exit_code
 
 SOCKET_ENV = "DBOS_AGENT_PRELOAD"
 # Lo que el servidor sabe correr: cada módulo, con su main(argv) que devuelve el código de salida.

@@ -24,8 +24,8 @@ if __name__ == "__main__":  # con un servidor que ya importó DBOS, el trabajado
 
 from dbos import DBOS, DBOSClient  # noqa: E402 (después del preload: tarda más de un segundo)
 
-from harness.durable import write_durable
-from harness.idempotent import write_report_once
+from harness.defenses.durable import write_durable
+from harness.defenses.idempotent import write_report_once
 from harness.tools import REPORT_TITLE, write_report
 
 QUEUE_NAME = "tareas"

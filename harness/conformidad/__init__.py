@@ -10,5 +10,5 @@ nuevos, nunca importado en el proceso que juzga.
 - ``checks``: las comprobaciones, agrupadas por pieza de la lección (escritura, lectura, apertura,
   puntos A y B, registro, reconcile, caídas, línea de comandos).
 - ``report``: la tabla en español y el resumen.
-El taller (``harness.taller``) corre las piezas de a una; las pruebas del curso, todas.
+El taller (``harness.notebook.workbook``) corre las piezas de a una; las pruebas del curso, todas.
 """

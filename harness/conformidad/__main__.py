@@ -13,8 +13,9 @@ import shlex
 import shutil
 import sys
 
+from harness.runs.containment import kill_adopted, own_children
+
 from .checks import CAPABILITIES
-from .containment import kill_adopted, own_children
 from .processes import Context, SuiteStopped, import_problem
 from .report import all_passed, piece_text, summary
 from .rows import judged

@@ -10,7 +10,7 @@ import os
 import sys
 import traceback
 
-from harness.runner import load_agent
+from harness.runs.launcher import load_agent
 
 
 def where(err, agent):

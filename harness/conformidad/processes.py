@@ -22,19 +22,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from harness.contract import NOT_WRITTEN
-from harness.runner import AgentRun, agent_command
+from harness.runs.containment import OUTPUT_CAP, Servers, forking, run_contained
+from harness.runs.launcher import AgentRun, agent_command
 
 from . import outside
-from .containment import OUTPUT_CAP, Servers, forking, run_contained
 
 
 def _timeout(text, default=45):
     return int(text) if (text or "").isdigit() and int(text) > 0 else default
 
 
-# Una red de seguridad, no una medida: una corrida sana tarda décimas de segundo. CONFORMIDAD_TIMEOUT
+# Una red de seguridad, no una medida: una corrida sana tarda décimas de segundo. CONFORMANCE_TIMEOUT
 # (segundos) la cambia: las pruebas de un agente que se cuelga no esperan dos minutos.
-TIMEOUT = _timeout(os.environ.get("CONFORMIDAD_TIMEOUT"))
+TIMEOUT = _timeout(os.environ.get("CONFORMANCE_TIMEOUT"))
 # Corridas seguidas que no terminan (plazo vencido o salida sin fin) antes de detener la suite; y en
 # total, para un agente que se cuelga solo a veces (cada --resume, por ejemplo): con el plazo de
 # siempre, la suite de un agente que se cuelga termina en menos de HANG_TOTAL × TIMEOUT, unos 2 min.

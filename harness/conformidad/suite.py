@@ -39,7 +39,7 @@ def _unwritten(row):
 
 
 # Cuántas filas a la vez (por omisión, una por núcleo); con 1, las corridas van una tras otra.
-WORKERS_ENV = "CONFORMIDAD_TRABAJADORES"
+WORKERS_ENV = "CONFORMANCE_WORKERS"
 
 
 def workers():

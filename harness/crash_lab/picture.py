@@ -13,7 +13,7 @@ import html
 from harness.crash_lab.timeline import RESUME, RUN, SAVE_B, STEP_KINDS, TOOL, TURN_TOOLS, Turn
 from harness.crash_lab.variants import describe_label, exists_in, get
 from harness.crash_lab.words import split_label
-from harness.escenario import label as label_of
+from harness.scenario import label as label_of
 
 _BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 184, 56, 28, 112, 68, 8
 FONT = 14  # el tamaño de la prosa del notebook (--jp-content-font-size1): nunca menos

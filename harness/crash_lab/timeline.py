@@ -7,17 +7,17 @@ proceso lo hizo: la corrida, la reanudación, los dos (una herramienta ejecutada
 
 from typing import NamedTuple
 
-from harness import escenario
+from harness import scenario
 from harness.contract import RERUN, parse_line
 from harness.crash_lab.words import split_label
 
-STEP_KINDS = tuple(escenario.KINDS)  # el paso i de un turno termina en la caída STEP_KINDS[i]
+STEP_KINDS = tuple(scenario.KINDS)  # el paso i de un turno termina en la caída STEP_KINDS[i]
 SAVE_A, TOOL, EFFECT, SAVE_B = (
-    STEP_KINDS.index(k) for k in (escenario.SAVE_A, escenario.TOOL, escenario.EFFECT, escenario.SAVE_B)
+    STEP_KINDS.index(k) for k in (scenario.SAVE_A, scenario.TOOL, scenario.EFFECT, scenario.SAVE_B)
 )
 RUN, RESUME = "corrida", "reanudación"
 # El camino feliz del modelo guionado: una herramienta por turno.
-TURN_TOOLS = escenario.SCRIPT
+TURN_TOOLS = scenario.SCRIPT
 WITHOUT_SAVE_A = ("solo-b",)
 
 

@@ -12,13 +12,13 @@ import pathlib
 from collections.abc import Callable
 from typing import NamedTuple
 
-from harness import escenario
+from harness import scenario
 from harness.contract import BRANCH_MARKERS, CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES
 from harness.crash_lab import timeline
 from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
 from harness.crash_lab.words import NO_CRASH, split_label
-from harness.disk_state import read_disk_state
-from harness.escenario import KINDS
+from harness.notebook.disk_state import read_disk_state
+from harness.scenario import KINDS
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 
@@ -125,7 +125,7 @@ def missing_note(label, variant):
 
 # —— Las dos variantes de la lección ——
 
-# Las ramas de reconcile (harness.runner.AgentRun.branch), en palabras llanas; las de la lección y su
+# Las ramas de reconcile (harness.runs.launcher.AgentRun.branch), en palabras llanas; las de la lección y su
 # log («acierto en el registro», «agregando is_error») van aparte: harness.contract.BRANCH_MARKERS.
 BRANCHES = {
     "hit": "está en el registro: reutiliza el resultado anotado, no vuelve a ejecutar",
@@ -176,7 +176,7 @@ register(
         **_lesson,
         agent_variant="solo-b",
         # En la variante solo-b no se guarda el punto A, así que esa caída nunca ocurre.
-        missing_kind=escenario.SAVE_A,
+        missing_kind=scenario.SAVE_A,
         missing_why="no se guarda el punto A",
         twice_why=(
             " Es la falla que la lección le señala a quien propone guardar solo el punto B: sin el punto A, "

@@ -38,8 +38,8 @@ class LabStep(NamedTuple):
     variant: str  # la variante con que corrió el proceso (al reanudar, la de la corrida)
     agent: str  # nombre legible del agente, sin rutas absolutas
     workdir: str  # tal como lo dio la persona (relativo)
-    run: object  # harness.runner.AgentRun, o None si no se lanzó ningún proceso
-    disk: object  # lo que dio el read_state de la variante (harness.disk_state.DiskState u otro con su forma)
+    run: object  # harness.runs.launcher.AgentRun, o None si no se lanzó ningún proceso
+    disk: object  # lo que dio el read_state de la variante (harness.notebook.disk_state.DiskState u otro con su forma)
     message: str  # qué pasó, en una frase
     number: int = 0  # el número del paso en la historia del laboratorio
 

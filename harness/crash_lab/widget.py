@@ -7,7 +7,7 @@
     lab.resume()             # proceso nuevo con --resume
     print(lab.summary())     # resumen determinista del último paso
 
-Cada paso lanza el agente en un proceso aparte (harness.runner.run_agent_process). La página
+Cada paso lanza el agente en un proceso aparte (harness.runs.launcher.run_agent_process). La página
 (``static/crash_lab.js``, un anywidget) bloquea los controles en cuanto se pulsa un botón, así que un
 doble clic lanza un solo proceso; además cada pedido lleva el número de la pantalla en que se hizo y el
 kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
@@ -34,16 +34,16 @@ from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
-from harness.escenario import TOOL, label
-from harness.runner import run_agent_process
+from harness.runs.launcher import run_agent_process
+from harness.scenario import TOOL, label
 
 STATIC = pathlib.Path(__file__).parent / "static"
 NOTEBOOK_AGENT = os.path.join("_trabajo", "agent.py")
-# La lección (también en harness.exercise_feedback.LESSON): importar ese módulo en el kernel rompe la
+# La lección (también en harness.notebook.exercise_feedback.LESSON): importar ese módulo en el kernel rompe la
 # vuelta del widget al recargar la página con el kernel vivo («model not found»), así que no se importa.
 LESSON = "leccion_6_puntos_de_control.ipynb"
 PRODUCTION = "de_la_leccion_a_produccion.ipynb"  # con la lección, el agente de referencia
-# El encabezado que harness.export pone en cada agente armado, y el notebook que nombra el del taller.
+# El encabezado que harness.notebook.export pone en cada agente armado, y el notebook que nombra el del taller.
 GENERATED = re.compile(r"# GENERADO desde (?P<source>.+?): no lo edites a mano\.")
 TALLER_SOURCE = "tu taller"
 # El JSON cortado de la lección: un punto de control escrito a medias.
@@ -82,7 +82,7 @@ def agent_name(path):
 
 
 def generated_from(path):
-    """De qué notebook se armó el agente, según su encabezado (harness.export), o None."""
+    """De qué notebook se armó el agente, según su encabezado (harness.notebook.export), o None."""
     try:
         with open(path, encoding="utf-8") as f:
             first = f.readline()

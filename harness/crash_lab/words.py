@@ -6,8 +6,8 @@ cada variante (sus momentos, sus ramas al reanudar) van con ella, en ``harness.c
 """
 
 from harness.contract import CHECKPOINT_FILE
-from harness.escenario import LABELS
-from harness.escenario import split as split_label  # noqa: F401 (el nombre que usan los dibujos)
+from harness.scenario import LABELS
+from harness.scenario import split as split_label  # noqa: F401 (el nombre que usan los dibujos)
 
 NO_CRASH = ""
 ACTIONS = {
@@ -28,5 +28,5 @@ def times(n):
 
 
 def crash_labels():
-    """«Sin caída» y las etiquetas de la corrida guionada (``harness.escenario``), en el orden en que ocurren."""
+    """«Sin caída» y las etiquetas de la corrida guionada (``harness.scenario``), en el orden en que ocurren."""
     return [NO_CRASH, *LABELS]

@@ -8,7 +8,7 @@ proceso de Python que se lance, el kernel de cada notebook y cada agente incluid
   que no es la biblioteca estándar ni un paquete instalado (``harness``, los agentes, las celdas de un
   notebook, ``python -c``). Las bibliotecas instaladas lo siguen teniendo: en Windows toman otro camino
   (IPython, por ejemplo, importa fcntl solo en POSIX) y bloqueárselo aquí no probaría nada del curso;
-- con ``CURSO_RUTAS_CREADAS=<archivo>``, anota en ese archivo (una por línea) cada ruta que el proceso
+- con ``COURSE_CREATED_PATHS=<archivo>``, anota en ese archivo (una por línea) cada ruta que el proceso
   crea (archivo, carpeta, destino de un rename o de un enlace), para revisar después sus nombres.
 """
 
@@ -64,5 +64,5 @@ def _record_created_paths(log):
     sys.addaudithook(hook)
 
 
-if os.environ.get("CURSO_RUTAS_CREADAS"):
-    _record_created_paths(os.environ["CURSO_RUTAS_CREADAS"])
+if os.environ.get("COURSE_CREATED_PATHS"):
+    _record_created_paths(os.environ["COURSE_CREATED_PATHS"])

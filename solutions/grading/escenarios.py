@@ -13,7 +13,7 @@ referencia con un cambio, corrido como proceso de verdad (``CRASH_AFTER``, ``--r
 import os
 
 from harness import scripted_model, tools
-from harness.durable import read_present, write_durable
+from harness.defenses.durable import read_present, write_durable
 from harness.tool_input import text_arg, tool_path
 from solutions.grading.paths import REFERENCE_AGENT
 

@@ -5,7 +5,7 @@ Cada comprobación corre el código de la entrega varias veces, cada vez en un p
 con SIGKILL en el momento pedido. Arrancar un intérprete aislado por corrida es casi todo su costo;
 aquí arranca uno por comprobación (aislado con ``sandbox.prefix``, con el arnés ya importado) y cada
 corrida es un ``fork`` suyo: un proceso real, en su propia sesión, que recibe sus tuberías por el
-socket y corre lo mismo que ``python -m harness.kill_at_moment``.
+socket y corre lo mismo que ``python -m harness.runs.kill_at_moment``.
 
 El servidor es además el testigo de cada corrida (``kill_at_moment.Witness``): las herramientas, la
 escritura durable y ``crash_point`` de la corrida se le piden a él por un socket y él las hace. Antes
@@ -19,7 +19,7 @@ el init del aislamiento (pid 1, ``--as-pid-1``): la corrida no puede matarlo ni 
 a los huérfanos.
 
 Antes del ``fork`` se importa lo que un proceso nuevo ya tendría antes de instalar sus ganchos
-(``harness.kill_at_moment``) y los módulos del arnés que el código de la entrega usa, que no guardan
+(``harness.runs.kill_at_moment``) y los módulos del arnés que el código de la entrega usa, que no guardan
 copia de lo que los ganchos reemplazan (``crash_point``, ``write_durable`` y las herramientas se buscan
 en su módulo al llamarlos). El agente se carga en cada corrida, después de los ganchos.
 """
@@ -37,9 +37,9 @@ import time
 import traceback
 
 import harness.base_loop  # noqa: F401 (ver arriba: se importan una vez, antes del fork)
-import harness.exercise_feedback  # noqa: F401
-from harness import kill_at_moment
-from harness.forkserver import exit_code, shut_down
+import harness.notebook.exercise_feedback  # noqa: F401
+from harness.runs import kill_at_moment
+from harness.runs.fork_server import exit_code, shut_down
 
 MESSAGE = 1 << 20  # un pedido: la especificación de la corrida, con el código de la entrega
 FDS = 5  # por corrida: el valor al azar, los avisos, stdout, stderr y las decisiones

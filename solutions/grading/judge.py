@@ -21,10 +21,10 @@ import tempfile
 import threading
 from typing import NamedTuple
 
-from harness.disk_state import read_disk_state
-from harness.escenario import TURNS
-from harness.exercise_feedback import WRITE_REPORT_CALL, canonical_prediction, ledger_only
-from harness.kill_at_moment import run_and_kill
+from harness.notebook.disk_state import read_disk_state
+from harness.notebook.exercise_feedback import WRITE_REPORT_CALL, canonical_prediction, ledger_only
+from harness.runs.kill_at_moment import run_and_kill
+from harness.scenario import TURNS
 from solutions.grading import forkserver, puntos, sandbox, truth
 from solutions.grading.forkserver import ForkServer
 from solutions.grading.paths import REFERENCE_AGENT

@@ -385,7 +385,7 @@ HALF_RIGHT = (
 # run_tool_uses (el bueno). Lo prestado es solo su registro: no tiene a quién llamar.
 DELEGATES = """import os
 
-from harness.runner import load_agent
+from harness.runs.launcher import load_agent
 
 _reference = load_agent(os.environ["LESSON_AGENT"], "prestado")
 

@@ -46,7 +46,7 @@ import tempfile
 from jupyter_client.manager import AsyncKernelManager
 
 # Quien califica lo pone en 1 (``grade_class --sin-aislamiento``) para calificar sin aislamiento.
-UNSANDBOXED_ENV = "LECCION6_SIN_AISLAMIENTO"
+UNSANDBOXED_ENV = "LESSON6_NO_SANDBOX"
 
 
 class SandboxMissingError(RuntimeError):

@@ -11,9 +11,9 @@ import os
 import tempfile
 
 from harness.contract import BRANCH_WORDS, reconcile_branch
-from harness.disk_state import last_tool_results, read_disk_state
-from harness.exercise_feedback import FIELDS, NOT_RESUMED
-from harness.runner import run_agent_process
+from harness.notebook.disk_state import last_tool_results, read_disk_state
+from harness.notebook.exercise_feedback import FIELDS, NOT_RESUMED
+from harness.runs.launcher import run_agent_process
 from harness.tools import report_copies
 from solutions.grading import escenarios
 from solutions.grading.paths import ROOT
@@ -28,7 +28,7 @@ MOMENTS = {
 # Lo que se predice de cada momento: las claves que el ejercicio nombra.
 OBSERVED_FIELDS = tuple(FIELDS)
 # Una clase en paralelo mide una vez: grade_class guarda la medición en este archivo para cada proceso.
-TRUTH_FILE_ENV = "LECCION6_VERDAD"
+TRUTH_FILE_ENV = "LESSON6_TRUTH"
 # El agente del escenario importa este paquete: se corre con el repositorio a la vista.
 SCENARIO_ENV = {"PYTHONPATH": ROOT}
 

@@ -5,12 +5,12 @@ agent.py, no un módulo importado. Por omisión, el de referencia (``[referencia
 del notebook de la lección (``[notebook]``); con ``pytest --agent RUTA tests/conformance``, cualquier
 otro (``[otro]``). El fixture ``agent`` (la ruta) y ``--agent`` viven en ``tests/conftest.py``, porque
 el laboratorio de caídas también los usa; aquí se fuerza a toda prueba a pedirlo y se atan a él las
-funciones de ``harness.runner``:
+funciones de ``harness.runs.launcher``:
 
 - ``run(workdir, ...)``: ``run_agent_process`` con ``agent=`` ya puesto;
 - ``start(workdir, ...)``: ``start_agent_process``;
 - ``command(workdir, ...)``: ``agent_command``;
-- ``agent_module``: el agent.py cargado como módulo (``harness.runner.load_agent``), para probar
+- ``agent_module``: el agent.py cargado como módulo (``harness.runs.launcher.load_agent``), para probar
   sus cargadores en el mismo proceso.
 """
 
@@ -18,7 +18,7 @@ import functools
 
 import pytest
 
-from harness.runner import agent_command, load_agent, run_agent_process, start_agent_process
+from harness.runs.launcher import agent_command, load_agent, run_agent_process, start_agent_process
 
 
 @pytest.fixture(autouse=True)

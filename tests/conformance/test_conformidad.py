@@ -12,7 +12,7 @@ from harness.conformidad.processes import Context
 from harness.conformidad.report import report_text
 from harness.conformidad.rows import FAILED, NOT_YET, OK
 from harness.conformidad.suite import run_suite
-from harness.escenario import LABELS
+from harness.scenario import LABELS
 
 # El aviso del registro bajo un SIGKILL: su propia prueba, que nombra la fila.
 HELD_WARNING = "aviso-sigkill"

@@ -3,7 +3,7 @@
 emparejamiento de tool_use y tool_result) la afirma una sola vez la suite de conformidad:
 ``tests/conformance/test_conformidad.py``, que también corre en la pasada de portabilidad."""
 
-from harness.disk_state import read_disk_state
+from harness.notebook.disk_state import read_disk_state
 
 TOOL_OF_TURN = {1: "read_notes", 2: "count_words", 3: "write_report"}
 FINAL = "[done] Reporte escrito en report.txt, tarea completa."

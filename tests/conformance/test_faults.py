@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import harness
+from harness.runs.strace_log import strace_prefix
 from harness.scripted_model import FINAL_TEXT, READ_ATTEMPTS
-from harness.strace_log import strace_prefix
 from harness.tools import report_copies
 from maintainer import faults
 

@@ -12,8 +12,8 @@ import os
 import pytest
 from course_files import digest
 
+from harness.runs.strace_log import strace_prefix
 from harness.scripted_model import FINAL_TEXT
-from harness.strace_log import strace_prefix
 from harness.tools import report_copies
 from maintainer import faults
 

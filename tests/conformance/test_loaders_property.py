@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.shapes import checkpoint_problem, ledger_problem
-from harness.workdir import inside
+from harness.defenses.shapes import checkpoint_problem, ledger_problem
+from harness.defenses.workdir import inside
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -2,7 +2,7 @@
 
 Los cuatro estados que el estudio encontró alcanzables (un reporte cortado con su título, un reporte
 en ceros, ningún report.txt tras ``[done]``, dos copias en una corrida nueva sobre una terminada) ya no
-lo son: cada prueba los busca entre todos los estados del modelo (``harness/power_cut.py``) de
+lo son: cada prueba los busca entre todos los estados del modelo (``harness/runs/power_cut.py``) de
 la corrida real, y comprueba que el modelo sí los encuentra en la forma de escribir de antes. La
 cuenta completa: ``python -m benchmarks.power_cut``.
 """
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from harness.contract import FINISHED
-from harness.power_cut import Op, crash_states
+from harness.runs.power_cut import Op, crash_states
 from harness.tools import REPORT_DAMAGED, REPORT_TITLE, run_tool
 from maintainer import faults
 from maintainer.crash_states import check_state, scenario_states

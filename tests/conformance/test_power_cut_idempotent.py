@@ -1,5 +1,5 @@
 """Cortes de luz en la variante idempotente (``AGENT_VARIANT=idempotente``): cumple las promesas de la
-variante por omisión (issue 26). Sus estados entran al mismo modelo POSIX (``harness/power_cut.py``)
+variante por omisión (issue 26). Sus estados entran al mismo modelo POSIX (``harness/runs/power_cut.py``)
 que los de ``test_power_cut.py``: ninguno tiene un reporte cortado o en ceros, ninguno dice «terminada»
 sin su reporte, y todos cargan y se reanudan a una sola copia. Y un reporte que un corte dejó dañado
 donde iba lo de la clave (el tamaño llegó al disco, los datos no) se repara; uno con texto ajeno se

@@ -12,7 +12,7 @@ import signal
 import pytest
 from course_files import digest
 
-from harness.lock import WorkdirBusy, workdir_lock
+from harness.defenses.lock import WorkdirBusy, workdir_lock
 from harness.tools import report_copies
 
 

@@ -4,8 +4,8 @@ un texto antes del tool_use), el --resume lo rellena tal cual, sin perder el tex
 import json
 
 from harness.contract import EXIT_DONE, PENDING_CONTENT, done_text
-from harness.disk_state import read_disk_state
-from harness.escenario import SAVE_A
+from harness.notebook.disk_state import read_disk_state
+from harness.scenario import SAVE_A
 
 from ..processes import run, scratch
 from ..rows import judged

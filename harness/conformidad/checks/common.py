@@ -12,8 +12,8 @@ import threading
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, IS_ERROR, crash_message, kill_line, parse_log
-from harness.disk_state import read_disk_state
-from harness.escenario import EXPECTED, SAVE_B, TASK, TURNS, moment, split
+from harness.notebook.disk_state import read_disk_state
+from harness.scenario import EXPECTED, SAVE_B, TASK, TURNS, moment, split
 
 from ..processes import missing, run, scratch
 from ..rows import judged, not_yet, shorten

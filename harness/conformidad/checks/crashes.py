@@ -5,9 +5,9 @@ agente de varias llamadas por turno (otro guion) corre las etiquetas que salen d
 import os
 
 from harness.contract import CHECKPOINT_FILE, EXIT_DONE, done_text, parse_log
-from harness.disk_state import read_disk_state
-from harness.escenario import EFFECT, LABELS, SAVE_A, SAVE_B, TOOL, moment
+from harness.notebook.disk_state import read_disk_state
 from harness.protocol import pairing_error
+from harness.scenario import EFFECT, LABELS, SAVE_A, SAVE_B, TOOL, moment
 from harness.tools import report_copies
 
 from ..processes import run, scratch

@@ -17,9 +17,9 @@ from harness.contract import (
     parse_log,
     unknown_state_text,
 )
-from harness.disk_state import last_tool_results
-from harness.escenario import EXPECTED, SAVE_A, SAVE_B, split
+from harness.notebook.disk_state import last_tool_results
 from harness.protocol import blocks_of, pairing_error
+from harness.scenario import EXPECTED, SAVE_A, SAVE_B, split
 
 from ..rows import shorten
 from .common import RESUME_CRASH, checkpoint_of, crash_hint, died_at, ended, refilled_then_died

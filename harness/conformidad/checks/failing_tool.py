@@ -4,9 +4,9 @@ texto «Error de ejecución de la herramienta: …», y effects.json no gana nin
 import os
 
 from harness.contract import EFFECTS_FILE, EXIT_DONE, EXIT_KILLED
-from harness.disk_state import read_disk_state
-from harness.escenario import SAVE_B, TURNS
+from harness.notebook.disk_state import read_disk_state
 from harness.protocol import blocks_of
+from harness.scenario import SAVE_B, TURNS
 from harness.tools import NOTES_PATH
 
 from ..processes import run, scratch

@@ -4,7 +4,7 @@ error en cada apertura de ese archivo (solo Linux, y solo si strace está instal
 import functools
 import subprocess
 
-from harness.strace_log import STRACE
+from harness.runs.strace_log import STRACE
 
 from ..processes import scratch
 

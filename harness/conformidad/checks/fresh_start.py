@@ -5,8 +5,8 @@ import json
 import os
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, EXIT_DONE, LOCK_FILE, TMP_SUFFIX, done_text
-from harness.disk_state import read_disk_state
-from harness.escenario import FINAL_TEXT, TURNS, call_id
+from harness.notebook.disk_state import read_disk_state
+from harness.scenario import FINAL_TEXT, TURNS, call_id
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 from ..processes import call, run, scratch

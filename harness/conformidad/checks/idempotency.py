@@ -10,8 +10,8 @@ from harness.contract import (
     parse_log,
     reconcile_line,
 )
-from harness.disk_state import read_disk_state
-from harness.escenario import FINAL_TEXT, TOOL, TURNS
+from harness.notebook.disk_state import read_disk_state
+from harness.scenario import FINAL_TEXT, TOOL, TURNS
 
 from ..processes import run, scratch
 from ..rows import judged

@@ -2,7 +2,7 @@
 decide (el disco tras la caída, la rama de reconcile, el punto B rellenado, el final), y todas
 comparten la misma corrida de cada etiqueta (``common.Runs``)."""
 
-from harness.escenario import moment
+from harness.scenario import moment
 
 from ..rows import judged, not_yet
 from .diagnosis import aspects

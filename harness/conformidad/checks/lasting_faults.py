@@ -5,7 +5,7 @@ import shutil
 
 import harness
 from harness.contract import EXIT_DONE, EXIT_FAILED, done_text
-from harness.disk_state import read_disk_state
+from harness.notebook.disk_state import read_disk_state
 from harness.tools import NOTES_PATH
 
 from ..processes import run, run_prefixed, scratch

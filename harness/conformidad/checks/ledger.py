@@ -2,7 +2,7 @@
 anotación, tras after-effect-write sí, con el resultado real, y las anteriores siguen ahí."""
 
 from harness.contract import EFFECTS_FILE
-from harness.escenario import EFFECT, EXPECTED, LABELS, TOOL, split
+from harness.scenario import EFFECT, EXPECTED, LABELS, TOOL, split
 
 from .common import count
 from .labels import label_row, scenario_of

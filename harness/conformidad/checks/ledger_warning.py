@@ -3,9 +3,9 @@ enseguida («[falló la escritura del registro] …»), sigue sin mentirle al mo
 está aunque el proceso muera después."""
 
 from harness.contract import EFFECTS_FILE, TMP_SUFFIX
-from harness.disk_state import read_disk_state
-from harness.escenario import SAVE_B, TURNS
+from harness.notebook.disk_state import read_disk_state
 from harness.protocol import blocks_of
+from harness.scenario import SAVE_B, TURNS
 
 from ..processes import run_prefixed, scratch
 from ..rows import judged, not_applicable

@@ -2,7 +2,7 @@
 pendingToolUse en null) en disco, justo después de cada uno, en los tres turnos."""
 
 from harness.contract import EFFECTS_FILE
-from harness.escenario import EXPECTED, LABELS, SAVE_A, SAVE_B, split
+from harness.scenario import EXPECTED, LABELS, SAVE_A, SAVE_B, split
 
 from .common import count
 from .labels import label_row, scenario_of

@@ -2,7 +2,7 @@
 nada si no hay colgante), el punto B rellenado guardado de verdad y el registro exacto al terminar."""
 
 from harness.contract import BRANCH_WORDS, EFFECTS_FILE
-from harness.escenario import EXPECTED, LABELS
+from harness.scenario import EXPECTED, LABELS
 
 from .labels import label_row, scenario_of
 

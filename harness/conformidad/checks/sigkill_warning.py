@@ -5,7 +5,7 @@ import os
 import signal
 
 from harness.contract import EFFECTS_FILE, TMP_SUFFIX
-from harness.escenario import TURNS
+from harness.scenario import TURNS
 
 from ..processes import scratch
 from ..rows import judged, not_applicable

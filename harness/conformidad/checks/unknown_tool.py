@@ -4,8 +4,8 @@ existe se rechaza al reanudar con una línea, sin ejecutar nada ni tocar el disc
 import json
 
 from harness.contract import CHECKPOINT_FILE, EXIT_FAILED
-from harness.disk_state import read_disk_state
-from harness.escenario import SAVE_A
+from harness.notebook.disk_state import read_disk_state
+from harness.scenario import SAVE_A
 
 from ..processes import run, scratch
 from ..rows import judged

@@ -20,10 +20,10 @@ except ImportError:  # Windows: sin FIFO con tope; ``unavailable`` dice por qué
     fcntl = None
 
 from harness.contract import parse_log
-from harness.escenario import TASK
-from harness.runner import AgentRun, start_agent_process
+from harness.runs.containment import row_process
+from harness.runs.launcher import AgentRun, start_agent_process
+from harness.scenario import TASK
 
-from ..containment import row_process
 from ..processes import scratch
 from ..rows import judged, not_applicable
 

@@ -16,14 +16,14 @@ import re
 import unicodedata
 
 from harness.contract import BRANCH_WORDS, CHECKPOINT_FILE, EFFECTS_FILE
-from harness.disk_state import read_disk_state
+from harness.defenses.workdir import fresh_dir
 from harness.errors import HarnessError
-from harness.escenario import TURNS
-from harness.export import PRODUCTION_NOTEBOOK, export_agent
-from harness.kill_at_moment import run_and_kill
-from harness.runner import load_agent, run_agent_process
+from harness.notebook.disk_state import read_disk_state
+from harness.notebook.export import PRODUCTION_NOTEBOOK, export_agent
+from harness.runs.kill_at_moment import run_and_kill
+from harness.runs.launcher import load_agent, run_agent_process
+from harness.scenario import TURNS
 from harness.tools import REPORT_PATH, REPORT_TITLE
-from harness.workdir import fresh_dir
 
 LESSON = "leccion_6_puntos_de_control.ipynb"
 
@@ -157,9 +157,9 @@ WORKDIR = os.path.join("_trabajo", "nivel_2")
 PRODUCTION = """import runpy
 import sys
 
-import harness.shapes
+import harness.defenses.shapes
 
-harness.shapes.ledger_problem = lambda effects: None  # producción no revisaba la forma del registro
+harness.defenses.shapes.ledger_problem = lambda effects: None  # producción no revisaba la forma del registro
 sys.argv[0] = {agent!r}
 runpy.run_path({agent!r}, run_name="__main__")
 """

@@ -34,7 +34,7 @@ import time
 from typing import NamedTuple
 
 from harness.contract import EFFECTS_FILE, crash_message
-from harness.runner import load_agent
+from harness.runs.launcher import load_agent
 
 # Qué nombres recibe la función de la persona (y nada más): el contrato del Nivel 2, parte B.
 FUNCTION_NAME = "run_tool_uses_fixed"
@@ -71,7 +71,8 @@ class _Probe:
                 signal.pause()
 
     def install(self):
-        from harness import crash, durable, tools
+        from harness import crash, tools
+        from harness.defenses import durable
 
         real_write, real_crash_point = durable.write_durable, crash.crash_point
 
@@ -144,7 +145,8 @@ class _Stub:
         return reply.get("ok")
 
     def install(self):
-        from harness import crash, durable, tools
+        from harness import crash, tools
+        from harness.defenses import durable
 
         def write_durable(path, data):
             data = data.encode() if isinstance(data, str) else bytes(data)
@@ -180,7 +182,8 @@ class Witness:
     en ``events`` (lista de (tipo, valor)). Lo usa el servidor de corridas de quien califica."""
 
     def __init__(self, env):
-        from harness import crash, durable, tools
+        from harness import crash, tools
+        from harness.defenses import durable
 
         self.crash_after = env.get("CRASH_AFTER", "")
         self.counts = {}
@@ -328,13 +331,13 @@ def run_and_kill(
 
 
 def _popen(prefix, spec, env):
-    """Un proceso nuevo con ``python -m harness.kill_at_moment``; lee ``spec`` de un archivo que
+    """Un proceso nuevo con ``python -m harness.runs.kill_at_moment``; lee ``spec`` de un archivo que
     borra al empezar."""
     spec_path = os.path.join(spec["workdir"], ".ejecucion.json")
     with open(spec_path, "w", encoding="utf-8") as f:
         json.dump(spec, f)
     return subprocess.Popen(
-        [*prefix, sys.executable, "-m", "harness.kill_at_moment", spec_path],
+        [*prefix, sys.executable, "-m", "harness.runs.kill_at_moment", spec_path],
         cwd=spec["workdir"],
         env=env,
         stdout=subprocess.PIPE,

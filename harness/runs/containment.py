@@ -1,7 +1,7 @@
 """Contener una corrida del agente que se juzga: ningún proceso suyo la sobrevive y su salida tiene tope.
 
 Cada corrida arranca en su propio grupo de procesos (``start_new_session``), sin entrada estándar, con
-una marca propia en el entorno (``CONFORMIDAD_CORRIDA``). Al terminar (o al vencer su plazo, o al pasar
+una marca propia en el entorno (``CONFORMANCE_RUN_MARK``). Al terminar (o al vencer su plazo, o al pasar
 su salida del tope) se mata con SIGKILL todo lo que sea de ella:
 
 - su grupo de procesos entero;
@@ -34,17 +34,17 @@ import time
 import uuid
 from typing import NamedTuple
 
-from harness import forkserver
 from harness.errors import os_reason
+from harness.runs import fork_server
 
 # La marca de cada corrida en el entorno del agente (y de todo lo que lance sin borrarla).
-RUN_MARK = "CONFORMIDAD_CORRIDA"
+RUN_MARK = "CONFORMANCE_RUN_MARK"
 # Cuánto de cada flujo se guarda: la lección imprime menos de 2 KiB; más de esto es un agente roto.
 OUTPUT_CAP = 4 * 1024 * 1024
 # Lo que se espera, tras matar todo lo de la corrida, a que sus pipes lleguen al final.
 DRAIN_SECONDS = 2.0
 _PR_SET_CHILD_SUBREAPER = 36
-SERVER_ENV = "CONFORMIDAD_SERVIDOR"
+SERVER_ENV = "CONFORMANCE_RUN_SERVER"
 _LINUX = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 # Los procesos que arrancó este módulo y siguen vivos: kill_adopted no los toca (son de una fila).
@@ -80,7 +80,7 @@ def become_subreaper():
 def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP, servers=None):
     """Corre ``args`` en ``cwd`` con ``env`` y devuelve su ``Outcome``; al volver, no queda vivo ningún
     proceso de la corrida que se pueda encontrar (grupo, marca, pipes). Con ``servers`` (``Servers``),
-    una corrida de este mismo intérprete nace de un servidor de corridas (``harness.forkserver``)."""
+    una corrida de este mismo intérprete nace de un servidor de corridas (``harness.runs.fork_server``)."""
     if os.name != "posix":
         return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
     mark = uuid.uuid4().hex
@@ -126,7 +126,7 @@ def row_process(start):
 def _start(args, cwd, env, servers):
     """(proceso, servidor): la corrida lanzada con ``Popen`` (servidor None) o nacida de un servidor
     de corridas, con los mismos pipes y sin entrada estándar."""
-    argv = forkserver.program(args) if servers is not None else None
+    argv = fork_server.program(args) if servers is not None else None
     if argv is None:
         popen = subprocess.Popen(
             args,
@@ -152,7 +152,7 @@ def _start(args, cwd, env, servers):
 
 
 class Servers:
-    """Los servidores de corridas de una suite (``harness.forkserver``): uno por hilo (atienden una
+    """Los servidores de corridas de una suite (``harness.runs.fork_server``): uno por hilo (atienden una
     corrida a la vez, así su marca señala solo a la corrida en curso) y por entorno de arranque."""
 
     def __init__(self):
@@ -161,12 +161,12 @@ class Servers:
     def get(self, env):
         """El servidor de este hilo para ``env`` (arranca uno si no hay, o si el anterior murió).
         Se llama con ``_started_lock`` tomado: su pid queda entre los protegidos antes de existir."""
-        key = tuple(sorted(forkserver.startup_env(env).items()))
+        key = tuple(sorted(fork_server.startup_env(env).items()))
         mine = self._local.__dict__.setdefault("servers", {})
         server = mine.get(key)
         if server is None or server.process.poll() is not None:
-            base = {k: v for k, v in os.environ.items() if k not in forkserver.startup_env(os.environ)}
-            server = mine[key] = forkserver.Server({**base, **dict(key)})
+            base = {k: v for k, v in os.environ.items() if k not in fork_server.startup_env(os.environ)}
+            server = mine[key] = fork_server.Server({**base, **dict(key)})
             _started.add(server.process.pid)
             with self._lock:
                 self._all.append(server)
@@ -189,9 +189,9 @@ class Servers:
 
 
 def forking():
-    """¿Nacen de un servidor las corridas de Python? (``CONFORMIDAD_SERVIDOR=0`` lo apaga: cada corrida
+    """¿Nacen de un servidor las corridas de Python? (``CONFORMANCE_RUN_SERVER=0`` lo apaga: cada corrida
     arranca su intérprete, como en la terminal.)"""
-    return forkserver.available() and os.environ.get(SERVER_ENV, "") != "0"
+    return fork_server.available() and os.environ.get(SERVER_ENV, "") != "0"
 
 
 def _run_plain(args, *, cwd, env, timeout):

@@ -1,17 +1,17 @@
 """Las carpetas de trabajo de un notebook y el agente en un proceso aparte, mostrado como en la terminal.
 
-from harness.workspace import Workspace
+from harness.notebook.workspace import Workspace
 work = Workspace("leccion_6_puntos_de_control.ipynb")   # _trabajo/leccion/, vacía en cada corrida
 """
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from harness.defenses.workdir import fresh_dir, inside
 from harness.errors import HarnessError
-from harness.export import export_agent, export_cells
-from harness.runner import AgentRun, run_agent_process
+from harness.notebook.export import export_agent, export_cells
+from harness.runs.launcher import AgentRun, run_agent_process
 from harness.tools import prepare_task_files
-from harness.workdir import fresh_dir, inside
 
 # Dónde empieza y termina el punto A en el run_agent de la lección (la variante «solo el punto B»).
 POINT_A_START, POINT_A_END = "—— Punto A", 'crash_point("after-save-a")'

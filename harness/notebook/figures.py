@@ -12,7 +12,7 @@ from html import escape
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE
-from harness.escenario import KINDS
+from harness.scenario import KINDS
 
 # Los pasos de un turno de la lección, en orden, y la etiqueta de la caída que sigue a cada uno.
 TURN = ("punto A", "herramienta", "registro", "punto B")

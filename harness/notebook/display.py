@@ -6,7 +6,7 @@ import re
 from html import escape
 from pathlib import Path
 
-from harness.disk_state import read_disk_state
+from harness.notebook.disk_state import read_disk_state
 
 # La hora de cada anotación del registro cambia en cada corrida: se muestra con este marcador.
 AT_FIELD = re.compile(r'("at": )\d+')

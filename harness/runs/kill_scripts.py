@@ -10,7 +10,7 @@ from harness.errors import HarnessError
 SAVE_PAUSED = "temporal escrito; el rename todavía no"
 _KILL_DURING_SAVE = f"""
 import json, os, signal, sys
-from harness.runner import load_agent
+from harness.runs.launcher import load_agent
 agent = load_agent(sys.argv[1])
 def replace(src, dst):  # el temporal ya está entero: el proceso se queda justo antes del rename
     print({SAVE_PAUSED!r}, flush=True)
@@ -45,9 +45,9 @@ def kill_during_save(workdir, agent, cp):
 def kill_between_record_and_tool(workdir, agent, fn, call):
     """``fn(content)`` (una función de una celda que solo la define) en un proceso nuevo, con el registro
     del agente, muerto con SIGKILL entre la anotación y la herramienta: en cuanto ocurre la primera de
-    las dos. Devuelve la corrida de ``harness.kill_at_moment``."""
-    from harness.exercise_feedback import BETWEEN, cell_source
-    from harness.kill_at_moment import run_and_kill
+    las dos. Devuelve la corrida de ``harness.runs.kill_at_moment``."""
+    from harness.notebook.exercise_feedback import BETWEEN, cell_source
+    from harness.runs.kill_at_moment import run_and_kill
 
     return run_and_kill(
         workdir, agent=agent, stop_at=BETWEEN, function=fn.__name__, source=cell_source(fn), content=[call]

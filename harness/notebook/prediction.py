@@ -13,7 +13,7 @@ un ``pendingToolUse`` nulo). La celda del experimento termina con ``comparar(pre
 import json
 import unicodedata
 
-from harness.display import show_table
+from harness.notebook.display import show_table
 
 UNWRITTEN = "(sin escribir)"
 HEADERS = ["pregunta", "tu predicción", "lo que pasó", ""]

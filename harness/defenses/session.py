@@ -23,12 +23,12 @@ import threading
 
 from harness.contract import EXIT_FAILED, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED
 from harness.crash import SimulatedCrash, crash_after
-from harness.early_signals import pending
+from harness.defenses.early_signals import pending
+from harness.defenses.lock import workdir_lock
+from harness.defenses.replies import interrupted
+from harness.defenses.workdir import enter_workdir
 from harness.errors import HarnessError, disk_failure
-from harness.lock import workdir_lock
-from harness.replies import interrupted
 from harness.tool_input import ToolOSError
-from harness.workdir import enter_workdir
 
 # Las señales que detienen una corrida: (cómo se dice, código de salida). Windows no tiene SIGHUP.
 _STOPS = {

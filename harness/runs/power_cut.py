@@ -13,7 +13,7 @@ puede caer después de cualquier operación, y lo que queda en disco es, como PO
 No modela: un disco que miente sobre fsync, bits dañados, ni dos cortes seguidos (ALICE tampoco).
 
 Lo usan «De la lección a producción» (el corte de luz de su primera sección), ``benchmarks/power_cut.py``
-y sus pruebas; las llamadas las graba y lee ``harness.strace_log``.
+y sus pruebas; las llamadas las graba y lee ``harness.runs.strace_log``.
 """
 
 import itertools
@@ -40,7 +40,7 @@ class Op(NamedTuple):
 
 
 def operations(calls, workdir, initial):
-    """Las operaciones de las llamadas ``calls`` (``harness.strace_log.parse_log``) sobre ``workdir``,
+    """Las operaciones de las llamadas ``calls`` (``harness.runs.strace_log.parse_log``) sobre ``workdir``,
     que al empezar tenía los archivos ``initial`` ({nombre: bytes}). Inodos: 0..n-1 los iniciales."""
     root = os.path.realpath(workdir)
     names = {name: i for i, name in enumerate(sorted(initial))}

@@ -1,4 +1,4 @@
-"""Las señales desde el arranque de un agente hasta su sesión (``harness.session``).
+"""Las señales desde el arranque de un agente hasta su sesión (``harness.defenses.session``).
 
 Antes de la sesión, Python deja SIGTERM y SIGHUP con su efecto de siempre (el proceso muere sin una
 línea) y Ctrl-C con una traza de ``KeyboardInterrupt``; y los imports de un agente pueden tardar (el de

@@ -11,9 +11,9 @@ una línea que nombra lo que cuida, y los detalles se cuentan en «Más allá de
 """
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
+from harness.defenses.session import warn  # noqa: F401 (las celdas de la lección lo toman de aquí)
+from harness.defenses.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
 from harness.errors import HarnessError, os_reason
-from harness.session import warn  # noqa: F401 (las celdas de la lección lo toman de aquí)
-from harness.shapes import checkpoint_problem, ledger_problem, pending_entry_problem
 from harness.tool_input import ToolOSError
 from harness.tools import failures_in_a_row
 

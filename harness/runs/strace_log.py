@@ -3,7 +3,7 @@
     prefix = strace_prefix(log, ["-e", f"trace={TRACED}"])   # delante del comando del agente
     calls = parse_log(log)                                   # [Call(nombre, args, resultado, …)]
 
-Lo usan el corte de luz de «De la lección a producción» (con ``harness.power_cut``), el barrido de
+Lo usan el corte de luz de «De la lección a producción» (con ``harness.runs.power_cut``), el barrido de
 fallas y el modelo de corte de luz del mantenimiento, y sus pruebas.
 """
 

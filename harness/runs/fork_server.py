@@ -24,7 +24,7 @@ import sys
 import types
 
 # La marca del servidor en su entorno (la heredan en ``/proc`` sus forks, aunque cambien su os.environ).
-SERVER_MARK = "HARNESS_SERVIDOR_DE_CORRIDAS"
+SERVER_MARK = "HARNESS_RUN_SERVER_MARK"
 # Lo que el arnés lee del entorno al importarse: con otro valor, el módulo ya importado mentiría.
 IMPORT_TIME = ("AGENT_MAX_TURNS", "AGENT_JITTER_MS")
 # Lo que el intérprete lee al arrancar: una corrida que lo cambia necesita otro servidor.
@@ -35,18 +35,18 @@ _STARTUP_NAMES = ("LANG", "LC_ALL", "LC_CTYPE", *IMPORT_TIME)
 PRELOAD = (
     "runpy",
     "harness.base_loop",
-    "harness.clients",
+    "harness.defenses.clients",
     "harness.contract",
     "harness.crash",
-    "harness.durable",
+    "harness.defenses.durable",
     "harness.errors",
-    "harness.guards",
+    "harness.defenses.guards",
     "harness.jitter",
-    "harness.replies",
-    "harness.runner",
-    "harness.session",
+    "harness.defenses.replies",
+    "harness.runs.launcher",
+    "harness.defenses.session",
     "harness.tools",
-    "harness.workdir",
+    "harness.defenses.workdir",
 )
 MESSAGE = 1 << 20
 
@@ -197,7 +197,7 @@ class Server:
         full = {**env, SERVER_MARK: self.mark, "PYTHONIOENCODING": "utf-8"}
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.forkserver", str(theirs.fileno())],
+                [sys.executable, "-m", "harness.runs.fork_server", str(theirs.fileno())],
                 env=full,
                 cwd="/",
                 stdin=subprocess.DEVNULL,

@@ -163,7 +163,7 @@ def render_agent(notebooks, shown_as=None, cells=None):
     header = (
         f"# GENERADO desde {shown_as}: no lo edites a mano.\n"
         "# Cada bloque viene de la celda «#| export» que nombra su línea «# %%». Para cambiarlo, edita esa\n"
-        "# celda, guarda el notebook y vuelve a exportar (harness.export.export_agent)."
+        "# celda, guarda el notebook y vuelve a exportar (harness.notebook.export.export_agent)."
     )
     blocks, last = [], None
     for chunk in compose(found):

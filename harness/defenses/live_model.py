@@ -15,7 +15,7 @@ recibe lo que devuelve el SDK. Este envoltorio fino agrega solo esto:
 - convierte cada error del SDK, y cada respuesta que no es un mensaje, en un ``HarnessError`` de
   una línea en español.
 
-Importa el SDK al cargarse (más de un segundo): solo ``harness.clients`` lo carga, y solo con --live.
+Importa el SDK al cargarse (más de un segundo): solo ``harness.defenses.clients`` lo carga, y solo con --live.
 """
 
 import email.utils
@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 import anthropic
 import httpx2
 
+from harness.defenses.replies import resume_hint
 from harness.errors import HarnessError
-from harness.replies import resume_hint
 
 # Con esto la API manda a lo sumo un tool_use por respuesta (el modelo sigue eligiendo si usar una).
 ONE_TOOL_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}

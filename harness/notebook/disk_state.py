@@ -10,7 +10,7 @@ import os
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
-from harness.durable import read_present
+from harness.defenses.durable import read_present
 from harness.tools import REPORT_PATH, report_copies
 
 

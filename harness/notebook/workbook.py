@@ -1,6 +1,6 @@
 """El taller: escribes el corazón del agente de la lección y lo pruebas como un proceso de verdad.
 
-    from harness.taller import Taller
+    from harness.notebook.workbook import Taller
     taller = Taller("taller_tu_agente.ipynb")
     taller.comprobar("escritura")      # después de escribir save_checkpoint
     taller.conformidad()               # al final: el nivel de la lección entero sobre tu agente
@@ -25,9 +25,9 @@ from harness.conformidad.processes import Context, SuiteStopped
 from harness.conformidad.report import all_passed, summary
 from harness.conformidad.rows import not_yet
 from harness.conformidad.suite import run_suite
-from harness.display import show_table
 from harness.errors import HarnessError
-from harness.export import EXPORT_MARKER, export_agent, export_cells
+from harness.notebook.display import show_table
+from harness.notebook.export import EXPORT_MARKER, export_agent, export_cells
 
 # La marca de la celda del desafío opcional: no es del agente de la lección, solo de ``desafio()``.
 CHALLENGE_MARKER = re.compile(r"#\|\s*desafio\s*")

@@ -8,7 +8,7 @@ guionado, envuelto para que haga lo que hace un modelo real (o lo que le pasa a 
     proc = start_with_model(workdir, agent="agent.py", model="espera")   # espera a una señal
     run_with_strace(workdir, agent="agent.py", path="sales-notes.txt", inject="openat:error=EIO")
 
-    python -m harness.injected MODELO AGENTE [--resume]     # lo que corren los dos primeros
+    python -m harness.runs.injected MODELO AGENTE [--resume]     # lo que corren los dos primeros
 """
 
 import os
@@ -16,10 +16,10 @@ import subprocess
 import sys
 
 from harness.errors import HarnessError
-from harness.escenario import TURNS
-from harness.runner import AgentRun, agent_command, default_signals, load_agent
+from harness.runs.launcher import AgentRun, agent_command, default_signals, load_agent
+from harness.runs.strace_log import STRACE
+from harness.scenario import TURNS
 from harness.scripted_model import Message, ScriptedModel, TextBlock, ToolUseBlock
-from harness.strace_log import STRACE
 from harness.tools import NOTES_PATH
 
 # Lo que escribe en stderr el modelo «espera» cuando se queda esperando, antes del turno 3.
@@ -94,7 +94,7 @@ def _command(workdir, agent, model, resume=False, crash_after=None, env=None):
         crash_after=crash_after,
         env={**(env or {}), "PYTHONUNBUFFERED": "1"},
     )
-    return [sys.executable, "-m", "harness.injected", model, *args[1:]], full_env
+    return [sys.executable, "-m", "harness.runs.injected", model, *args[1:]], full_env
 
 
 def run_with_model(workdir, *, agent, model, resume=False, crash_after=None, env=None, timeout=60):

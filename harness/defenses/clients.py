@@ -9,7 +9,7 @@ from harness.scripted_model import ScriptedModel
 
 
 def make_client(live=False):
-    """``ScriptedModel()``, o el SDK real envuelto (``harness.live_model``) si ``live``.
+    """``ScriptedModel()``, o el SDK real envuelto (``harness.defenses.live_model``) si ``live``.
 
     Con ``live``: clave en ANTHROPIC_API_KEY (o un token en ANTHROPIC_AUTH_TOKEN; con las dos, la clave,
     como el SDK, y una línea que lo dice), modelo en ANTHROPIC_MODEL (por omisión
@@ -18,6 +18,6 @@ def make_client(live=False):
     """
     if not live:
         return ScriptedModel()
-    from harness.live_model import make_live_client
+    from harness.defenses.live_model import make_live_client
 
     return make_live_client()

@@ -23,7 +23,7 @@ repara en su lugar.
 import json
 import os
 
-from harness.durable import read_bytes, write_durable
+from harness.defenses.durable import read_bytes, write_durable
 from harness.tool_input import ToolError, os_failure, refuse_hard_link, text_arg, tool_path
 
 # Los recibos de las claves, junto al reporte.
