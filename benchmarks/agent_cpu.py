@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 
+from harness.contract import CRASH_VAR, EXIT_DONE, EXIT_KILLED, WORKDIR_VAR
 from harness.scenario import EFFECT, SCRIPT, label
 from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT, ROOT
 
@@ -48,12 +49,12 @@ def children_cpu():
 
 def crash_and_resume(command, workdir):
     """Segundos de CPU de una caída en after-effect-write:3 y su --resume, en ``workdir``."""
-    env = {**os.environ, "AGENT_WORKDIR": workdir, "CRASH_AFTER": label(EFFECT, len(SCRIPT))}
+    env = {**os.environ, WORKDIR_VAR: workdir, CRASH_VAR: label(EFFECT, len(SCRIPT))}
     before = children_cpu()
     crashed = subprocess.run(command, cwd=workdir, env=env, capture_output=True, check=False)
-    env.pop("CRASH_AFTER")
+    env.pop(CRASH_VAR)
     resumed = subprocess.run([*command, "--resume"], cwd=workdir, env=env, capture_output=True, check=False)
-    if crashed.returncode != 137 or resumed.returncode != 0:
+    if crashed.returncode != EXIT_KILLED or resumed.returncode != EXIT_DONE:
         raise SystemExit(f"{' '.join(command)}: la caída o la reanudación no salió como se espera")
     return children_cpu() - before
 

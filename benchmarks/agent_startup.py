@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from harness.contract import CRASH_VAR, WORKDIR_VAR
+from harness.scenario import EFFECT, SCRIPT, label
 from maintainer.paths import REFERENCE_AGENT as AGENT
 from maintainer.paths import ROOT
 
@@ -33,9 +35,9 @@ def wall(cmd, cwd, env):
 def measure(runs):
     rows = {"python -c pass": [], "corrida con caída": [], "--resume": [], "con caída, python -S": []}
     with tempfile.TemporaryDirectory() as work:
-        env = dict(os.environ, AGENT_WORKDIR=work)
-        crash_env = dict(env, CRASH_AFTER="after-effect-write:3")
-        bare_env = dict(crash_env, PYTHONPATH=ROOT)  # sin site-packages, harness se busca en el repo
+        env = {**os.environ, WORKDIR_VAR: work}
+        crash_env = {**env, CRASH_VAR: label(EFFECT, len(SCRIPT))}
+        bare_env = {**crash_env, "PYTHONPATH": ROOT}  # sin site-packages, harness se busca en el repo
         for _ in range(runs):
             rows["python -c pass"].append(wall([sys.executable, "-c", "pass"], work, env))
             rows["corrida con caída"].append(wall([sys.executable, AGENT], work, crash_env))

@@ -31,7 +31,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.api import Gradebook
 
 from solutions.grading.release import ASSIGNMENT, EXERCISES, generate, importable_env
-from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
+from tests.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
 
 TIMEOUT = 5  # el de la prueba de punta a punta: corta pronto el bucle infinito de la clase adversaria
 TRIVIAL = "trivial"

@@ -13,6 +13,7 @@ import argparse
 import sys
 import time
 
+from harness.contract import JITTER_VAR
 from maintainer.paths import REFERENCE_AGENT
 from maintainer.torture import JITTER_MS, summary, torture
 
@@ -41,7 +42,7 @@ def main():
     print(
         f"{args.agent}: {len(results)} tareas en {time.perf_counter() - start:.0f} s · "
         f"{args.workers} procesos · "
-        f"AGENT_JITTER_MS={JITTER_MS} · SIGKILL al azar en [0, {horizon * 1000:.0f} ms]\n"
+        f"{JITTER_VAR}={JITTER_MS} · SIGKILL al azar en [0, {horizon * 1000:.0f} ms]\n"
     )
     print("| qué | cifra |\n|---|---|")
     for key, value in figures.items():

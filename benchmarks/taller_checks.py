@@ -4,7 +4,7 @@
 
 Llena una copia del taller en un kernel nuevo (``maintainer.taller_kernel``: cada celda «tu turno» con
 el código de la lección, cada celda con su id, como desde JupyterLab) y ejecuta cada celda
-``taller.comprobar(...)`` como la ejecuta quien estudia: su agente corre como procesos de verdad. Imprime,
+``workbook.check(...)`` como la ejecuta quien estudia: su agente corre como procesos de verdad. Imprime,
 por comprobación, la mediana y el máximo en segundos de reloj, los segundos de CPU que gastó (el kernel y
 los procesos del agente: en una máquina cargada el reloj se estira y la CPU no; con N núcleos libres el
 reloj no baja de CPU/N) y su resumen (todo ✓ con el código de la lección). La meta (issue 33): cada una,

@@ -14,6 +14,7 @@ Arriba, aquello sobre lo que se para el agente de la lección:
 - ``crash``: los puntos de caída simulada (``crash_point``, ``SimulatedCrash``) y ``crash_at``.
 - ``base_loop`` / ``protocol``: el bucle del Curso 7 y las reglas de la API de mensajes.
 - ``errors`` / ``jitter``: errores en español; demoras al azar para que un SIGKILL caiga en cualquier ventana.
+- ``text``: el plural de una cuenta y una línea acotada, escritos una vez para todo el paquete.
 
 Las carpetas:
 

@@ -7,6 +7,7 @@ Las piezas pequeñas (``ask_model``, ``final_text``…) las reutiliza el agente 
 
 import os
 
+from harness.contract import MAX_TURNS_VAR
 from harness.defenses.replies import check_final, check_stop_reason, continue_paused
 from harness.protocol import block_to_dict
 from harness.tools import run_tool
@@ -18,7 +19,7 @@ MAX_TOKENS = 1024
 # Un tope de seguridad: la tarea guionada usa 3 turnos, y cada muerte en la ventana de write_report
 # agrega 2 (is_error → check_report → write_report); 20 cubre las 6 muertes por tarea de la tortura.
 # AGENT_MAX_TURNS (un entero positivo) lo baja para probar el tope sin un modelo que no termina.
-_ASKED = os.environ.get("AGENT_MAX_TURNS", "")
+_ASKED = os.environ.get(MAX_TURNS_VAR, "")
 MAX_TURNS = int(_ASKED) if _ASKED.isdigit() and int(_ASKED) > 0 else 20
 
 

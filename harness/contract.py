@@ -44,13 +44,22 @@ FINISHED = "finalText"
 WORKDIR_VAR = "AGENT_WORKDIR"
 CRASH_VAR = "CRASH_AFTER"
 VARIANT_VAR = "AGENT_VARIANT"
+# Las que ponen quienes lo prueban: demoras al azar (harness.jitter), un tope de turnos más bajo
+# (harness.base_loop), el registro de lo que recibe el modelo guionado, el agent.py de la lección que
+# reúsan el agente de lotes y las comprobaciones de los ejercicios, y el orden (prod o fixed) que
+# elige el script del ejercicio del Nivel 2.
+JITTER_VAR = "AGENT_JITTER_MS"
+MAX_TURNS_VAR = "AGENT_MAX_TURNS"
+MODEL_LOG_VAR = "SCRIPTED_MODEL_LOG"
+LESSON_AGENT_VAR = "LESSON_AGENT"
+ORDER_VAR = "ORDER"
 
 # —— Línea de comandos y códigos de salida ——
 
 FLAGS = ("--resume", "--live")
 EXIT_DONE = 0
 EXIT_FAILED = 1  # un problema esperado: una línea en español en stderr
-EXIT_USAGE = 2  # la línea de comandos (o AGENT_VARIANT) no vale
+EXIT_USAGE = 2  # la línea de comandos (o la variante pedida) no vale
 EXIT_HANGUP = 129  # SIGHUP: se cerró la terminal (128 + 1)
 EXIT_INTERRUPTED = 130  # Ctrl-C
 EXIT_TERMINATED = 143  # SIGTERM: kill, systemd, docker stop (128 + 15)

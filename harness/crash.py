@@ -7,10 +7,11 @@ Si coincide con la variable de entorno ``CRASH_AFTER``, ``crash_point`` lanza ``
 import os
 from collections import Counter
 
-from harness.contract import crash_message, kill_line
+from harness.contract import CRASH_VAR, crash_message, kill_line
 from harness.errors import HarnessError
 from harness.jitter import jitter
 from harness.scenario import KINDS
+from harness.scenario import label as label_of
 
 _counts = Counter()
 
@@ -22,11 +23,11 @@ class SimulatedCrash(Exception):  # noqa: N818 (el nombre es el de la lección)
 def crash_after():
     """La etiqueta pedida en ``CRASH_AFTER`` ('' si no hay), validada para que un error de tipeo
     no haga que la caída pedida no ocurra nunca en silencio."""
-    label = os.environ.get("CRASH_AFTER", "")
+    label = os.environ.get(CRASH_VAR, "")
     kind, _, n = label.partition(":")
     if label and (kind not in KINDS or not n.isdigit() or int(n) < 1):
         raise HarnessError(
-            f"CRASH_AFTER={label} no es una etiqueta válida: usa <tipo>:<n> con n ≥ 1 y tipo "
+            f"{CRASH_VAR}={label} no es una etiqueta válida: usa <tipo>:<n> con n ≥ 1 y tipo "
             f"uno de {', '.join(KINDS)}."
         )
     return label
@@ -36,7 +37,7 @@ def crash_point(kind):
     """Cuenta una ocurrencia de ``kind`` y muere si su etiqueta es la de ``CRASH_AFTER``."""
     jitter()  # solo con AGENT_JITTER_MS: da tiempo a que un SIGKILL real caiga justo en este momento
     _counts[kind] += 1
-    label = f"{kind}:{_counts[kind]}"
+    label = label_of(kind, _counts[kind])
     if label == crash_after():
         raise SimulatedCrash(crash_message(label))
 
@@ -55,12 +56,12 @@ def crash_at(label):
 
 
 def _crash_block(label):
-    os.environ["CRASH_AFTER"] = label
+    os.environ[CRASH_VAR] = label
     reset_crash_points()  # cada bloque cuenta desde 1, como un proceso nuevo
     try:
         yield
     except SimulatedCrash as err:
         print(kill_line(err))
     finally:
-        del os.environ["CRASH_AFTER"]
+        del os.environ[CRASH_VAR]
         reset_crash_points()

@@ -132,7 +132,10 @@ class NotWrittenYetError(HarnessError):
     """Una pieza del taller que todavía es un «TU CÓDIGO AQUÍ»."""
 
 
-def todavia_no(piece):
+def not_yet(piece):
     """El error de una pieza del taller sin escribir: el agente lo dice en una línea y la suite de
     conformidad lo reconoce («todavía no», no ✗)."""
     return NotWrittenYetError(f"{NOT_WRITTEN} {piece} (su celda «tu turno» del taller)")
+
+
+todavia_no = not_yet  # el nombre de antes, para los talleres ya repartidos

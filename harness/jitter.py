@@ -8,18 +8,19 @@ cae en cualquier ventana del turno, no solo en el arranque del intérprete (lo u
 import os
 import time
 
+from harness.contract import JITTER_VAR
 from harness.errors import HarnessError
 
 
 def jitter_ms():
     """El máximo pedido en ``AGENT_JITTER_MS`` (0 si no hay), validado para no ignorar un error de tipeo."""
-    raw = os.environ.get("AGENT_JITTER_MS", "")
+    raw = os.environ.get(JITTER_VAR, "")
     try:
         value = float(raw or 0)
     except ValueError:
         value = -1
     if not 0 <= value <= 60_000:
-        raise HarnessError(f"AGENT_JITTER_MS={raw} no es válido: usa milisegundos entre 0 y 60000.")
+        raise HarnessError(f"{JITTER_VAR}={raw} no es válido: usa milisegundos entre 0 y 60000.")
     return value
 
 

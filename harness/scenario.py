@@ -9,8 +9,8 @@ sobre ella, nada más. Solo importa ``harness.contract`` (abajo de todo) y las h
 
 from collections import namedtuple
 
-from harness.contract import EXIT_DONE, EXIT_KILLED, HIT, IS_ERROR, NO_PENDING, RERUN
-from harness.tools import READ_ONLY
+from harness.contract import HIT, IS_ERROR, NO_PENDING, RERUN
+from harness.tools import NOTES_PATH, READ_ONLY, REPORT_PATH
 
 # Los cuatro momentos de un turno donde se puede provocar la caída, en el orden en que ocurren.
 KINDS = {
@@ -22,8 +22,8 @@ KINDS = {
 SAVE_A, TOOL, EFFECT, SAVE_B = KINDS
 
 # Los textos finales del modelo guionado: la tarea hecha, o el reporte verificado tras un is_error.
-FINAL_TEXT = "Reporte escrito en report.txt, tarea completa."
-VERIFIED_TEXT = "Verifiqué report.txt: el reporte ya estaba escrito, no lo repito. Tarea completa."
+FINAL_TEXT = f"Reporte escrito en {REPORT_PATH}, tarea completa."
+VERIFIED_TEXT = f"Verifiqué {REPORT_PATH}: el reporte ya estaba escrito, no lo repito. Tarea completa."
 
 
 # namedtuple y no typing.NamedTuple: cada proceso del agente importa esta tabla, y typing cuesta.
@@ -42,7 +42,7 @@ def call_id(n):
     return f"toolu_{n:02d}"
 
 
-TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
+TASK = f"Convierte {NOTES_PATH} en un reporte breve y escríbelo en {REPORT_PATH}."
 # La tarea, una herramienta por turno; después de un is_error de write_report, el modelo verifica
 # con check_report y, si el reporte no está, lo escribe otra vez.
 SCRIPT = ("read_notes", "count_words", "write_report")
@@ -56,7 +56,6 @@ def label(kind, turn):
 
 
 LABELS = tuple(label(kind, turn) for turn in TURNS for kind in KINDS)  # en el orden en que ocurren
-EXIT_CRASH, EXIT_RESUMED = EXIT_KILLED, EXIT_DONE
 
 
 def split(label):

@@ -16,6 +16,7 @@ final que dice qué falló, en vez de inventar.
 import json
 import os
 
+from harness.contract import MODEL_LOG_VAR
 from harness.errors import HarnessError
 from harness.jitter import jitter
 from harness.protocol import blocks_of, pairing_error
@@ -197,7 +198,7 @@ class _ScriptedMessages:
 def _log_request(messages):
     """Si ``SCRIPTED_MODEL_LOG`` nombra un archivo, anota cada conversación recibida (JSONL),
     para que las pruebas revisen todo lo que el agente envió, desde cualquier proceso."""
-    path = os.environ.get("SCRIPTED_MODEL_LOG")
+    path = os.environ.get(MODEL_LOG_VAR)
     if path:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps(messages, ensure_ascii=False) + "\n")

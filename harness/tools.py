@@ -12,6 +12,7 @@ from harness.contract import KEYED_REASON, READ_ONLY_REASON, TMP_SUFFIX
 from harness.defenses.durable import NOT_PLAIN, read_bytes, read_present, remove_durably, write_durable
 from harness.defenses.idempotent import receipts_path, write_report_once
 from harness.jitter import jitter
+from harness.text import plural
 from harness.tool_input import ToolError, ToolOSError, os_failure, refuse_hard_link, text_arg, tool_path
 
 NOTES_PATH = "sales-notes.txt"
@@ -98,7 +99,7 @@ def check_report(tool_input):
     copies = text.count(REPORT_TITLE)
     if copies == 0:
         return f"{tool_input['path']} existe pero no contiene el reporte: {REPORT_MISSING}"
-    return f"{tool_input['path']} existe y contiene el reporte {copies} {'vez' if copies == 1 else 'veces'}"
+    return f"{tool_input['path']} existe y contiene el reporte {plural(copies, 'vez', 'veces')}"
 
 
 TOOL_IMPLS = {

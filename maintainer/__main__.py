@@ -2,7 +2,7 @@
 
     python -m maintainer prepare                   # regenera lo generado y después lo comprueba
     python -m maintainer prepare --sin-escribir    # ejecuta todo y dice qué cambiaría, sin guardar
-    python -m maintainer prepare --solo salidas    # un paso: agente, ejercicios o salidas (se repite)
+    python -m maintainer prepare --solo salidas    # un paso: agente, ejercicios, taller o salidas (se repite)
     python -m maintainer check                     # solo las comprobaciones: no escribe ni ejecuta notebooks
 
 ``prepare`` es el ``nbdev_prepare`` del curso: ``solutions/agent.py`` desde la lección, los ejercicios

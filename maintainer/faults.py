@@ -18,16 +18,13 @@ import subprocess
 import tempfile
 from typing import NamedTuple
 
-from harness.contract import CHECKPOINT_FILE, FINISHED, done_text
+from harness.contract import CHECKPOINT_FILE, EXIT_DONE, EXIT_KILLED, FINISHED, MODEL_LOG_VAR, done_text
 from harness.runs.launcher import AgentRun, agent_command
 from harness.runs.strace_log import TRACED, parse_log, strace_prefix
-from harness.scenario import KINDS
-from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
+from harness.scenario import FINAL_TEXT, LABELS, SCRIPT, TOOL, VERIFIED_TEXT, label
 from harness.tools import REPORT_PATH
 from maintainer.torture import load_files, log_problems
 
-# Las 12 etiquetas: cada tipo de punto de caída en cada uno de los tres turnos del guion.
-LABELS = tuple(f"{kind}:{n}" for kind in KINDS for n in (1, 2, 3))
 # Lo que imprimiría Python o el sistema si un error se escapara sin traducir.
 LEAKS = (
     "Traceback",
@@ -38,6 +35,8 @@ LEAKS = (
     "Permission denied",
 )
 MAX_RECOVERY_RUNS = 8
+# La caída sobre la que arranca la corrida nueva de un escenario: write_report ejecutada, sin anotación.
+TORN = label(TOOL, len(SCRIPT))
 # Sin hash al azar y sin .pyc (un caché vacío que no se llena: cada import lee su .py, haya escrito
 # quien sea los __pycache__ del árbol): dos corridas iguales hacen las mismas llamadas al sistema, y la
 # enésima llamada grabada es la misma enésima llamada de la corrida con la falla.
@@ -64,8 +63,8 @@ def scenarios():
     return [
         Scenario("nueva", None, False),
         Scenario("nueva sobre una terminada", "done", False),
-        Scenario("nueva sobre una caída en after-tool:3", "after-tool:3", False),
-        *(Scenario(f"--resume tras {label}", label, True) for label in LABELS),
+        Scenario(f"nueva sobre una caída en {TORN}", TORN, False),
+        *(Scenario(f"--resume tras {crash}", crash, True) for crash in LABELS),
     ]
 
 
@@ -87,7 +86,7 @@ def prepare(scenario, workdir, agent, env=None):
         first = run(workdir, agent, crash_after=scenario.setup, env=env)
     else:
         return
-    if first.returncode not in (0, 137):
+    if first.returncode not in (EXIT_DONE, EXIT_KILLED):
         raise RuntimeError(f"no se pudo preparar «{scenario.name}»: {first.stderr.strip()}")
 
 
@@ -134,7 +133,7 @@ def check_outcome(workdir, agent, expected, log, faulted=None):
         problems.append(f"archivos que no cargan: {unloadable}")
     final = done_text(faulted.stdout) if faulted and faulted.returncode == 0 else None
     if final is None:
-        final, found = recover(workdir, agent, {"SCRIPTED_MODEL_LOG": log})
+        final, found = recover(workdir, agent, {MODEL_LOG_VAR: log})
         problems += found
     if final not in (FINAL_TEXT, VERIFIED_TEXT):
         problems.append(f"la tarea no terminó bien: {final!r}")

@@ -19,8 +19,6 @@ import time
 import urllib.error
 import urllib.request
 
-import nbformat
-
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -190,17 +188,6 @@ def jupyter_server(root, private):
             yield Server(base, token, root)
         finally:
             _stop(proc, base, token)
-
-
-def copy_notebook(src, dest, keep_outputs=False):
-    """Copia ``src`` a ``dest``; sin salidas guardadas (salvo que se pidan), lo que se vea lo produjo
-    esta corrida."""
-    nb = nbformat.read(src, as_version=4)
-    if not keep_outputs:
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                cell.outputs, cell.execution_count = [], None
-    nbformat.write(nb, dest)
 
 
 def launch(pw):

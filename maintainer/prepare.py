@@ -6,7 +6,8 @@ Lo corre ``python -m maintainer prepare`` (ver ``maintainer/__main__.py``). Los 
 1. ``agente``: ``solutions/agent.py`` desde las celdas ``#| export`` de la lección (``agent_source``);
 2. ``ejercicios``: los ejercicios repartidos, generados con nbgrader desde sus fuentes y ejecutados
    desde notebooks/ (``solutions.grading.release``);
-3. ``taller``: ``notebooks/taller_tu_agente.ipynb`` desde la lección y su plantilla (``maintainer.taller``);
+3. ``taller``: las celdas de ``notebooks/taller_tu_agente.ipynb`` que vienen de la lección, al día
+   (``maintainer.taller``; el resto del taller se escribe en el notebook mismo);
 4. ``salidas``: cada otro notebook de notebooks/ (la lección, el laboratorio, «Más allá») y las
    soluciones comentadas de ``solutions/grading/``, ejecutados desde cero, como un «Restart & Run All»,
    con sus salidas guardadas.
@@ -109,8 +110,8 @@ def outputs(dry_run=False, progress=say):
 
 
 def workbook(dry_run=False, progress=say):
-    """Paso ``taller``: el taller desde la lección y su plantilla, sin salidas (las guarda ``salidas``)."""
-    progress(f"  {relative(taller.WORKBOOK)} desde la lección y maintainer/taller_plantilla.py")
+    """Paso ``taller``: sus celdas que vienen de la lección, al día (sus salidas las guarda ``salidas``)."""
+    progress(f"  {relative(taller.WORKBOOK)}: sus celdas de la lección")
     return {relative(taller.WORKBOOK): taller.write(dry_run)}
 
 
@@ -174,10 +175,10 @@ def checks(progress=say):
             found.append(f"{relative(path)} no es lo que generan sus notebooks")
         else:
             progress(f"  {relative(path)} coincide con sus notebooks")
-    if taller.stale():
-        found.append(f"{relative(taller.WORKBOOK)} no es lo que generan la lección y su plantilla")
-    else:
-        progress(f"  {relative(taller.WORKBOOK)} coincide con la lección y su plantilla")
+    drift = taller.drift()
+    found += [f"{relative(taller.WORKBOOK)} {problem}" for problem in drift]
+    if not drift:
+        progress(f"  las celdas de {relative(taller.WORKBOOK)} que vienen de la lección coinciden con ella")
     stale = release.differences()
     found += [f"{relative(release.stored(name))} no es lo que generan sus fuentes" for name in stale]
     if not stale:

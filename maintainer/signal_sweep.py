@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from typing import NamedTuple
 
-from harness.contract import EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED, done_text
+from harness.contract import EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED, done_text, parse_line
 from harness.runs.launcher import agent_command
 from harness.runs.strace_log import STRACE
 from maintainer.faults import LEAKS, STABLE_ENV, copy_dir, prepare, scenarios
@@ -102,8 +102,8 @@ def problems(result, signame="SIGTERM"):
     code, out, err = result
     _, exit_code, how = SIGNALS[signame]
     found = [f"se escapó «{leak}»" for leak in LEAKS if leak in err]
-    last = out.splitlines()[-1] if out.strip() else ""
-    finished = done_text(out) is not None or last.startswith("[kill]")
+    last = parse_line(out.splitlines()[-1]) if out.strip() else None
+    finished = done_text(out) is not None or (last is not None and last.kind == "kill")
     if code == exit_code:
         lines = err.splitlines()
         if not lines or not lines[-1].startswith(f"Interrumpido {how}"):

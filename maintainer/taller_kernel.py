@@ -10,7 +10,7 @@ from jupyter_client import KernelManager
 
 from maintainer import paths, taller
 
-CHECK = "taller.comprobar("
+CHECK = "workbook.check("
 
 
 class Kernel:
@@ -69,7 +69,7 @@ def filled_workbook(folder):
             if cell.cell_type != "code" or cell.source.startswith(CHECK):
                 checks.update({cell.source: cell.id} if cell.cell_type == "code" else {})
                 continue
-            if cell.source == "taller.conformidad()":
+            if cell.source == "workbook.conformance()":
                 return kernel, checks
             code = lesson(cell.id) if taller.TU_TURNO in cell.metadata.get("tags", []) else cell.source
             shown = kernel.run(code, cell.id)
@@ -79,4 +79,4 @@ def filled_workbook(folder):
         kernel.stop()
         raise
     kernel.stop()
-    raise RuntimeError("el taller no tiene la celda taller.conformidad()")
+    raise RuntimeError("el taller no tiene la celda workbook.conformance()")

@@ -24,11 +24,19 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import NamedTuple
 
-from harness.contract import CHECKPOINT_FILE, FINISHED, done_text, parse_line
+from harness.contract import (
+    CHECKPOINT_FILE,
+    FINISHED,
+    JITTER_VAR,
+    MODEL_LOG_VAR,
+    TMP_SUFFIX,
+    done_text,
+    parse_line,
+)
 from harness.defenses.workdir import inside
 from harness.protocol import all_blocks, blocks_of
 from harness.runs.launcher import AgentRun, load_agent, start_agent_process
-from harness.scripted_model import FINAL_TEXT, VERIFIED_TEXT
+from harness.scenario import FINAL_TEXT, VERIFIED_TEXT
 from harness.tools import REPORT_PATH, report_copies
 from maintainer.paths import REFERENCE_AGENT
 
@@ -175,7 +183,7 @@ def run_task(seed, horizon, expected_report, agent=REFERENCE_AGENT):
     """Una tarea completa con muertes al azar; devuelve lo observado, sin afirmar nada."""
     with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
         log = os.path.join(workdir, "..", f"{os.path.basename(workdir)}.jsonl")
-        env = {"AGENT_JITTER_MS": JITTER_MS, "SCRIPTED_MODEL_LOG": log}
+        env = {JITTER_VAR: JITTER_MS, MODEL_LOG_VAR: log}
         try:
             runs, final, deaths, branches, problems = run_until_done(
                 workdir, env, random.Random(seed), horizon, agent
@@ -232,7 +240,7 @@ def _read(path):
 
 def _death(workdir, stdout, agent=REFERENCE_AGENT):
     cp, effects, problem = load_files(workdir, agent)
-    tmp_left = any(name.endswith(".tmp") for name in os.listdir(workdir))
+    tmp_left = any(name.endswith(TMP_SUFFIX) for name in os.listdir(workdir))
     window = "archivo ilegible" if problem else window_of(cp, effects, workdir)
     return Death(window, last_line_kind(stdout), tmp_left, problem)
 
@@ -244,7 +252,7 @@ def calibrate(runs=5, agent=REFERENCE_AGENT):
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="tortura-") as workdir:
             start = time.perf_counter()
-            run = run_once(workdir, {"AGENT_JITTER_MS": JITTER_MS}, None, agent)
+            run = run_once(workdir, {JITTER_VAR: JITTER_MS}, None, agent)
             times.append(time.perf_counter() - start)
             if run.returncode != 0:
                 raise RuntimeError(f"la corrida de calibración falló: {run.stderr}")

@@ -30,6 +30,7 @@ import sys
 import time  # noqa: F401 (lo usa now_ms, de la lección)
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_result, tool_uses, usage_tokens
+from harness.contract import VARIANT_VAR
 from harness.crash import SimulatedCrash, crash_point
 from harness.defenses.clients import make_client
 from harness.tools import TOOLS, run_tool
@@ -189,7 +190,7 @@ from harness.defenses.guards import stop_if_lasting, warn
 from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave): se puede repetir
 
 # «idempotente» (ver «De la lección a producción»): write_report con el tool_use_id como clave.
-KEYED_WRITES = os.environ.get("AGENT_VARIANT") == "idempotente"
+KEYED_WRITES = os.environ.get(VARIANT_VAR) == "idempotente"
 
 
 def run_tool_uses(content):  # tu turno
@@ -282,7 +283,7 @@ VARIANTS = ("dos-puntos", "solo-b", "idempotente")
 
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
-    variant = os.environ.get("AGENT_VARIANT") or VARIANTS[0]
+    variant = os.environ.get(VARIANT_VAR) or VARIANTS[0]
     problem = command_line_problem(args, variant, VARIANTS)  # --reanudar, una variante mal escrita
     if problem:
         print(f"{problem}. {USAGE}", file=sys.stderr)

@@ -19,6 +19,7 @@ import sys
 import time
 
 from harness.base_loop import MAX_TURNS, ask_model
+from harness.contract import WORKDIR_VAR
 from harness.crash import SimulatedCrash, crash_point
 from harness.scripted_model import ScriptedModel
 from harness.tools import READ_ONLY, prepare_task_files, run_tool
@@ -233,7 +234,7 @@ def main(argv=None):
     if unknown:  # un --reanudar mal escrito no puede empezar de cero y borrar la corrida anterior
         print(f"Argumento desconocido: {unknown[0]}. uso: python agent.py [--resume]", file=sys.stderr)
         return 2
-    os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
+    os.chdir(os.environ.get(WORKDIR_VAR) or ".")
     try:
         scene = resume_scene(TASK) if "--resume" in args else None
         result = run_agent(ScriptedModel(), TASK, [], scene)

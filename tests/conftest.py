@@ -17,15 +17,13 @@ solo motivo por marca, y en CI (que instala todo) falla. Al final, la cuenta de 
 import importlib.util
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections import Counter
 from functools import cache
 
 import pytest
 
-from harness.beyond.preload import SOCKET_ENV
+from harness.beyond.preload import SOCKET_ENV, socket_path, start_server
 from maintainer.paths import REFERENCE_AGENT
 
 AGENTS = ("referencia",)
@@ -67,15 +65,15 @@ def agent(request):
 def dbos_preload(tmp_path_factory):
     """El entorno que anuncia un servidor de ``harness.beyond.preload`` ya escuchando (su socket existe):
     los programas de DBOS que se lancen con él nacen de un fork que ya importó DBOS, como en el notebook."""
-    path = str(tmp_path_factory.mktemp("preload") / "s")
-    server = subprocess.Popen([sys.executable, "-m", "harness.beyond.preload", path], stdin=subprocess.PIPE)
+    folder = str(tmp_path_factory.mktemp("preload"))
+    server, path = start_server(folder), socket_path(folder)
     deadline = time.monotonic() + PRELOAD_START_S
     while not os.path.exists(path):
-        assert server.poll() is None and time.monotonic() < deadline, "el servidor no abrió su socket"
+        assert server.process.poll() is None and time.monotonic() < deadline, "el servidor no abrió su socket"
         time.sleep(0.02)  # mira otra vez: el socket es el evento que se espera
     yield {SOCKET_ENV: path}
-    server.stdin.close()
-    assert server.wait(timeout=PRELOAD_START_S) == 0
+    server.close(timeout=PRELOAD_START_S)
+    assert server.process.returncode == 0
 
 
 @pytest.fixture

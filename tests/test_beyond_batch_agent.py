@@ -6,6 +6,7 @@ import os
 import pytest
 
 from harness.beyond import batch_agent
+from harness.contract import LESSON_AGENT_VAR
 from harness.protocol import pairing_error
 from harness.runs.launcher import run_agent_process
 from harness.tools import report_copies
@@ -13,7 +14,7 @@ from maintainer.paths import REFERENCE_AGENT
 
 AGENT = batch_agent.__file__
 # El agente de lotes reúsa las piezas del de la lección: el de referencia.
-LESSON = {batch_agent.LESSON_AGENT_ENV: REFERENCE_AGENT}
+LESSON = {LESSON_AGENT_VAR: REFERENCE_AGENT}
 # Turno 1: read_notes + count_words; turno 2: write_report ×2 (llamadas 3 y 4).
 EVERY_POINT = ["after-save-a:1", "after-save-a:2", "after-save-b:1", "after-save-b:2"]
 EVERY_POINT += [f"{kind}:{n}" for kind in ("after-tool", "after-effect-write") for n in (1, 2, 3, 4)]

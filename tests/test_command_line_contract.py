@@ -12,6 +12,7 @@ import pytest
 from harness import contract
 from harness.beyond import batch_agent, dbos_agent
 from harness.beyond.parallel_model import ParallelScriptedModel
+from harness.contract import LESSON_AGENT_VAR
 from harness.runs.launcher import run_agent_process
 from harness.scripted_model import ScriptedModel
 from maintainer.paths import REFERENCE_AGENT
@@ -19,7 +20,7 @@ from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, signal_while_wait
 
 AGENTS = {
     "leccion": (REFERENCE_AGENT, {}),
-    "lote": (batch_agent.__file__, {batch_agent.LESSON_AGENT_ENV: REFERENCE_AGENT}),
+    "lote": (batch_agent.__file__, {LESSON_AGENT_VAR: REFERENCE_AGENT}),
     "dbos": (dbos_agent.__file__, {}),
 }
 

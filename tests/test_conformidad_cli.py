@@ -16,6 +16,7 @@ from harness import contract
 from harness.beyond import batch_agent
 from harness.conformidad.checks import CHECKS, production, reading
 from harness.conformidad.checks.production import SECTIONS
+from harness.contract import LESSON_AGENT_VAR
 from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 
 CRASH_ROW = re.compile(r"^\s+(✓|✗)\s+caída en (after-[a-z-]+:\d+)", re.MULTILINE)
@@ -94,7 +95,7 @@ def test_the_batch_agent_runs_the_crash_points_it_has(tmp_path):
         batch_agent.__file__,
         "--varias-llamadas",
         "--entorno",
-        f"{batch_agent.LESSON_AGENT_ENV}={REFERENCE_AGENT}",
+        f"{LESSON_AGENT_VAR}={REFERENCE_AGENT}",
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     labels = {label for _, label in CRASH_ROW.findall(done.stdout)}

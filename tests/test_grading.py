@@ -22,11 +22,7 @@ import time
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-
-from maintainer.paths import ROOT as REPO_ROOT
-from solutions.grading.preprocessors import CUT_NOTE, DEAD_NOTE, WarmExecute
-from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, nbgrader
-from solutions.grading.sample_class import (
+from sample_class import (
     CLASS,
     ESCAPE_PORT_FILE,
     HONEST,
@@ -37,6 +33,10 @@ from solutions.grading.sample_class import (
     cells_by_id,
     submit,
 )
+
+from maintainer.paths import ROOT as REPO_ROOT
+from solutions.grading.preprocessors import CUT_NOTE, DEAD_NOTE, WarmExecute
+from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, nbgrader
 
 LESSON = "leccion_6_puntos_de_control.ipynb"
 MAX_SCORE = 19

@@ -10,9 +10,9 @@ import re
 
 import pytest
 from nbgrader.api import Gradebook
+from sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
 
 from solutions.grading.release import ASSIGNMENT
-from solutions.grading.sample_class import CLASS, HONEST, NIVEL_1, NIVEL_2, submit
 from tests.test_instructors import run
 
 OWN = {

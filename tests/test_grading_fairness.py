@@ -14,6 +14,7 @@ import unicodedata
 
 import nbformat
 import pytest
+from sample_class import NIVEL_1, NIVEL_2, submission
 
 from harness.notebook.exercise_feedback import FIELDS, format_problems, ledger_only
 from harness.runs.launcher import load_agent
@@ -22,7 +23,6 @@ from solutions.grading.manual import ManualError, problem, read_marks
 from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 from solutions.grading.report import Totals
-from solutions.grading.sample_class import NIVEL_1, NIVEL_2, submission
 
 NFD = unicodedata.normalize("NFD", "no reanudó")
 MEASURED = {

@@ -1,6 +1,6 @@
 """Lo que una entrega decidida intenta contra quien califica (issue 25), probado pieza por pieza.
 
-La clase adversaria (``solutions/grading/sample_class.py``) lo prueba de punta a punta en
+La clase adversaria (``tests/sample_class.py``) lo prueba de punta a punta en
 ``tests/test_grading.py``; aquí, cada agujero por separado y rápido: qué ve un aislado, qué módulo
 importa al arrancar, los topes con su nombre en el error y el juez del Nivel 2 desde adentro.
 """
@@ -11,10 +11,7 @@ import subprocess
 import sys
 
 import pytest
-
-from solutions.grading import judge, paths, sandbox
-from solutions.grading.judge import AnswerError
-from solutions.grading.sample_class import (
+from sample_class import (
     FORGES_EVENTS,
     HANDED_IN_MODULES,
     NIVEL_2,
@@ -22,6 +19,9 @@ from solutions.grading.sample_class import (
     SURVIVING_CHILD,
     solution,
 )
+
+from solutions.grading import judge, paths, sandbox
+from solutions.grading.judge import AnswerError
 
 pytestmark = pytest.mark.needs_bwrap
 

@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
+from sample_class import NIVEL_1, solution
 
 from harness.contract import EXIT_KILLED, crash_message
 from harness.notebook.exercise_feedback import BRANCHES, FIELDS, check_prediction_format
@@ -23,7 +24,6 @@ from solutions.grading import escenarios, judge, truth
 from solutions.grading.judge import AnswerError, PartlyRight, read_verdict, wrong_fields
 from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT, ROOT
 from solutions.grading.preprocessors import verdict
-from solutions.grading.sample_class import NIVEL_1, solution
 
 RELEASED_1 = os.path.join(NOTEBOOKS, f"{NIVEL_1}.ipynb")
 

@@ -22,11 +22,12 @@ import yaml
 from course_files import output_text
 from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
+from sample_class import CLASS, NIVEL_1, NIVEL_2, submit
 
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading import edicion_estudiantes, paths
+from solutions.grading.manual import SOLUTION_MARKERS
 from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config
-from solutions.grading.sample_class import CLASS, NIVEL_1, NIVEL_2, SOLUTION_MARKERS, submit
 from solutions.grading.truth import OBSERVED_FIELDS
 
 # Anota un resultado inventado antes de correr la herramienta: con SIGKILL justo cuando la herramienta

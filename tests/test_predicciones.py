@@ -1,5 +1,5 @@
 """Las predicciones de la lección se anotan: antes de cada experimento una celda guarda la tuya, y la
-corrida que sigue la muestra al lado de lo que pasó (``harness.notebook.prediction.comparar``)."""
+corrida que sigue la muestra al lado de lo que pasó (``harness.notebook.prediction.compare``)."""
 
 import ast
 import re
@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from course_files import LESSON_NOTEBOOK, output_text
 
-from harness.notebook.prediction import ASK, UNWRITTEN, comparar, matches
+from harness.notebook.prediction import ASK, UNWRITTEN, comparar, compare, matches
 from solutions.grading.notebook_run import cleared, execute
 
 PREDICTION = "**Antes de ejecutar:**"
@@ -21,11 +21,11 @@ def notebook():
     return nbformat.read(LESSON_NOTEBOOK, as_version=4)
 
 
-def shown_text(monkeypatch, guess, outcome):
-    """Lo que ``comparar`` muestra, en su versión de texto."""
+def shown_text(monkeypatch, guess, outcome, show=compare):
+    """Lo que ``compare`` (o ``show``) muestra, en su versión de texto."""
     shown = []
     monkeypatch.setattr("harness.notebook.display._show_raw", shown.append)
-    comparar(guess, outcome)
+    show(guess, outcome)
     return "\n".join(bundle["text/plain"] for bundle in shown)
 
 
@@ -78,6 +78,13 @@ def test_the_table_puts_each_guess_next_to_what_happened(monkeypatch):
     assert text.endswith("Acertaste 1 de 2.")
 
 
+def test_the_old_name_of_released_notebooks_still_shows_the_table(monkeypatch):
+    """Los notebooks ya repartidos llaman ``comparar(prediccion, observado)``: la misma tabla."""
+    guess, outcome = {"copias": 2, "rama": "acierto"}, {"copias": 1, "rama": "acierto"}
+    old = shown_text(monkeypatch, guess, outcome, show=comparar)
+    assert "copias | 2 | 1 | ✗" in old and old == shown_text(monkeypatch, guess, outcome)
+
+
 def test_an_unwritten_guess_asks_for_one_and_a_bad_key_is_named(monkeypatch):
     text = shown_text(monkeypatch, {"copias": ..., "copia": 1}, {"copias": 1})
     assert f"copias | {UNWRITTEN} | 1 | —" in text
@@ -110,7 +117,7 @@ def test_every_prediction_has_its_cell_and_its_comparison(notebook):
         code = [c for c in after[:ends] if c.cell_type == "code"]
         assert "prediccion" in code[0].metadata.get("tags", []), f"la predicción de la celda {i} sin su celda"
         name, keys = guess_cell(code[0])
-        compared = [c for c in code[1:] if re.search(rf"comparar\(\s*{name}\b", c.source)]
+        compared = [c for c in code[1:] if re.search(rf"compare\(\s*{name}\b", c.source)]
         assert compared, f"nada compara {name} con la corrida"
         table = output_text(compared[0])
         for key in keys:

@@ -71,7 +71,7 @@ def test_every_defence_section_fails_then_exports_then_holds(sections):
         if title != "Ctrl-C o SIGTERM mientras espera al modelo":  # su defensa es la sesión de main
             assert exports and where["falla"] < exports[0] and exports[-1] < where["defensa"], title
         assert predictions and predictions[0] < where["falla"], f"{title}: sin predicción antes de la falla"
-        assert "comparar(" in falla[0].source, f"{title}: la falla no compara con la predicción"
+        assert "compare(" in falla[0].source, f"{title}: la falla no compara con la predicción"
         assert "LESSON_AGENT" in falla[0].source, f"{title}: la falla no corre el agente de la lección"
         assert "REFERENCE_AGENT" in defensa[0].source, f"{title}: la defensa no corre el de referencia"
 
@@ -190,7 +190,9 @@ def test_the_notebook_imports_only_what_the_student_edition_ships(tmp_path):
     )
     assert "sys.path" not in sources and "maintainer" not in sources
     names = imported_names(notebook)
-    assert {("harness", "power_cut"), ("harness", "strace_log")} <= set(names)  # el corte de luz (sección 1)
+    assert {("harness.runs", "power_cut"), ("harness.runs", "strace_log")} <= set(
+        names
+    )  # el corte de luz (sección 1)
     done = subprocess.run(
         [sys.executable, "-c", WHERE_FROM, json.dumps(names)],
         cwd=notebook.parent,

@@ -1,11 +1,14 @@
-"""El servidor de corridas de la suite de conformidad (``harness.runs.fork_server``): una corrida nacida de un
-fork es la misma que ``python archivo.py`` (salida, traza, código, señales) y está contenida igual: un
-descendiente que deja el grupo y cierra sus pipes muere con ella, y una corrida que mata a su servidor
-no se lleva la suite."""
+"""El servidor de corridas (``harness.runs.fork_server``): una corrida nacida de un fork es la misma que
+``python archivo.py`` (salida, traza, código, señales) y está contenida igual: un descendiente que deja
+el grupo y cierra sus pipes muere con ella, y una corrida que mata a su servidor no se lleva la suite.
+Con socket con nombre (``relay``), el proceso lanzado sale como su corrida y, si muere, ella también."""
 
 import os
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -120,3 +123,121 @@ def test_what_the_harness_reads_on_import_comes_from_the_run_not_from_the_server
         plain = containment.run_contained(args, cwd=str(tmp_path), env=env, timeout=60)
         assert done == plain and done.stdout.strip() == (asked or "20")
     assert len(servers) == 3  # uno por valor: el módulo ya importado no miente
+
+
+def test_a_preloaded_module_run_as_main_is_the_same_as_python_dash_m(tmp_path, servers):
+    """``-m`` de un módulo que el servidor ya importó corre como ``__main__`` igual que con python (sin
+    el aviso de runpy de un módulo ya importado)."""
+    module = fork_server.PRELOAD[-1]
+    args = [sys.executable, "-m", module]
+    env = dict(os.environ)
+    served = containment.run_contained(args, cwd=str(tmp_path), env=env, timeout=60, servers=servers)
+    assert len(servers) == 1
+    assert served == containment.run_contained(args, cwd=str(tmp_path), env=env, timeout=60)
+    assert served.returncode == 0 and served.stderr == ""
+
+
+def _spawn(server, program, cwd):
+    """Una corrida de ``program`` sin entrada ni salida (sus 0, 1 y 2, /dev/null)."""
+    fds = [os.open(os.devnull, os.O_RDWR) for _ in range(3)]
+    return server.spawn([str(program)], str(cwd), {}, fds)
+
+
+def test_kill_from_whoever_asked_ends_the_run_with_sigkill(tmp_path):
+    sleeps = tmp_path / "duerme.py"
+    sleeps.write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    server = fork_server.Server(dict(os.environ), preload=())
+    try:
+        run = _spawn(server, sleeps, tmp_path)
+        run.kill()
+        assert run.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        server.close()
+
+
+# Lo que hace el proceso que lanza una persona: pasa su corrida al servidor; sin él, corre aquí.
+RELAYS = """
+import sys
+from harness.runs import fork_server
+fork_server.relay(sys.argv[1], sys.argv[2:])
+print("sin servidor")
+"""
+PROGRAM = """
+import os, sys, time
+print(os.getpid(), flush=True)
+if sys.argv[1:] == ["espera"]:
+    time.sleep(60)
+sys.exit(int(sys.argv[1]) if sys.argv[1:] != ["espera"] else 0)
+"""
+
+
+@pytest.fixture
+def listening(tmp_path):
+    """(ruta del socket, lanzar): un servidor que escucha y un proceso que le pasa su corrida."""
+    path = str(tmp_path / "s")
+    server = fork_server.Server(dict(os.environ), preload=(), listen=path)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(path):
+        assert server.process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    relays, program = tmp_path / "lanza.py", tmp_path / "programa.py"
+    relays.write_text(RELAYS, encoding="utf-8")
+    program.write_text(PROGRAM, encoding="utf-8")
+
+    def start(*args, socket_path=path):
+        command = [sys.executable, str(relays), socket_path, str(program), *args]
+        return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+    yield path, start
+    server.close()
+
+
+def test_a_relayed_run_is_a_fork_of_the_server_and_its_launcher_exits_like_it(listening):
+    _, start = listening
+    launched = start("3")
+    pid = int(launched.stdout.readline())
+    assert launched.wait(timeout=30) == 3 and launched.stdout.read() == ""
+    assert pid != launched.pid
+
+
+def test_a_signal_to_the_launcher_reaches_its_run_and_the_launcher_dies_of_it(listening):
+    _, start = listening
+    launched = start("espera")
+    int(launched.stdout.readline())
+    launched.send_signal(signal.SIGTERM)
+    assert launched.wait(timeout=30) == -signal.SIGTERM
+
+
+def test_when_the_launcher_dies_its_run_dies_too(listening):
+    _, start = listening
+    launched = start("espera")
+    pid = int(launched.stdout.readline())
+    launched.kill()
+    launched.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _alive(pid)
+
+
+def test_without_a_server_the_launcher_runs_the_program_itself(listening, tmp_path):
+    _, start = listening
+    launched = start("0", socket_path=str(tmp_path / "no-hay"))
+    assert launched.wait(timeout=30) == 0
+    assert launched.stdout.read() == "sin servidor\n"
+
+
+@pytest.mark.parametrize("works", [True, False], ids=["prepara", "falla"])
+def test_warm_up_runs_before_serving_and_its_failure_does_not_stop_the_server(tmp_path, works):
+    source, copy, ends = tmp_path / "origen", tmp_path / "copia", tmp_path / "termina.py"
+    ends.write_text("pass\n", encoding="utf-8")
+    if works:
+        source.write_text("x", encoding="utf-8")
+    server = fork_server.Server(
+        dict(os.environ), preload=(), warm_up=("shutil", "copyfile", str(source), str(copy))
+    )
+    try:
+        assert _spawn(server, ends, tmp_path).wait(timeout=30) == 0
+        assert copy.exists() == works  # antes de atender la primera corrida
+    finally:
+        server.close()

@@ -1,13 +1,15 @@
 """El taller sabe qué celda ejecutaste y si tu última edición corrió: reconoce cada celda por su id (la
 que mandan JupyterLab y Notebook 7), y una edición que falla (un IndentationError, un NameError) se dice
-con su error y su línea, nombrando la versión que se comprueba en su lugar."""
+con su error y su línea, nombrando la versión que se comprueba en su lugar. Un taller ya repartido, con
+los nombres de antes (``Taller``, ``comprobar``, ``todavia_no``), sigue andando."""
 
 import shutil
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from harness.notebook.workbook import Taller
+from harness.errors import NotWrittenYetError, not_yet, todavia_no
+from harness.notebook.workbook import Taller, Workbook
 from maintainer import taller as workbook
 
 LOAD_ID = "taller-code-22"  # la celda «tu turno» de load_checkpoint
@@ -18,7 +20,7 @@ def shell_and_taller(tmp_path, monkeypatch):
     shutil.copy(workbook.WORKBOOK, tmp_path / "taller_tu_agente.ipynb")
     monkeypatch.chdir(tmp_path)
     shell = InteractiveShell.instance()
-    yield shell, Taller("taller_tu_agente.ipynb")
+    yield shell, Workbook("taller_tu_agente.ipynb")
     InteractiveShell.clear_instance()
 
 
@@ -55,3 +57,27 @@ def test_a_renamed_function_is_still_its_cell(shell_and_taller):
     shell.run_cell(renamed, cell_id=LOAD_ID)
     assert "cargar_punto_de_control" in dict(taller.cells())[LOAD_ID]
     assert taller.edits_that_did_not_run() == []
+
+
+def test_a_released_workbook_with_the_old_names_still_says_what_is_missing(tmp_path, monkeypatch, capsys):
+    """Un taller repartido antes del cambio de nombres: ``Taller(...)``, ``taller.comprobar(...)`` y sus
+    celdas en blanco con ``raise todavia_no(...)``. Sin correr procesos, dice qué falta escribir."""
+    current = open(workbook.WORKBOOK, encoding="utf-8").read()
+    (tmp_path / "taller_tu_agente.ipynb").write_text(
+        current.replace("not_yet", "todavia_no"), encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    InteractiveShell.instance()
+    try:
+        taller = Taller("taller_tu_agente.ipynb")
+        taller.comprobar("escritura")
+        assert "falta escribir write_json_atomic" in capsys.readouterr().out
+        taller.produccion()
+        assert "todavía no escribiste write_json_atomic" in capsys.readouterr().out
+        taller.desafio()
+        assert "Todavía no escribiste el desafío" in capsys.readouterr().out
+        assert Taller.conformidad is Workbook.conformance  # correrla es la suite entera: test_taller.py
+    finally:
+        InteractiveShell.clear_instance()
+    err = todavia_no("reconcile")
+    assert isinstance(err, NotWrittenYetError) and str(err) == str(not_yet("reconcile"))

@@ -62,12 +62,12 @@ def parse_error(cell_id="taller-code-22"):
 
 
 WRITING, READING, FRESH, POINTS = (
-    'taller.comprobar("escritura")',
-    'taller.comprobar("lectura")',
-    'taller.comprobar("apertura")',
-    'taller.comprobar("puntos")',
+    'workbook.check("escritura")',
+    'workbook.check("lectura")',
+    'workbook.check("apertura")',
+    'workbook.check("puntos")',
 )
-LEDGER, RECONCILE = 'taller.comprobar("registro", "falla", "puntos")', 'taller.comprobar("reconcile")'
+LEDGER, RECONCILE = 'workbook.check("registro", "falla", "puntos")', 'workbook.check("reconcile")'
 
 MISTAKES = [
     Mistake(
@@ -222,7 +222,7 @@ def test_each_mistake_fails_its_pieces_check_with_a_hint_that_names_it(workbook,
 REAL_STATUSES = (
     "from harness.conformidad.processes import Context\n"
     "from harness.conformidad.suite import run_suite\n"
-    "print(sorted({{r.status for _, rows in run_suite(Context(str(taller.export()), {{}}), [{piece!r}]) for r in rows}}))"
+    "print(sorted({{r.status for _, rows in run_suite(Context(str(workbook.export()), {{}}), [{piece!r}]) for r in rows}}))"
 )
 SHORTCUTS = sorted((piece, blank) for piece, blank in DECIDED_BY.items() if blank) + [("caidas", "reconcile")]
 
@@ -232,11 +232,11 @@ def test_a_check_that_waits_for_a_blank_piece_says_what_running_it_would(workboo
     """El atajo del taller (no correr las filas de una pieza cuya parte sigue en blanco) muestra lo mismo
     que correrlas: todas «todavía no»."""
     kernel, _ = workbook
-    cell = next(c for c in stored_cells() if f'raise todavia_no("{blank}")' in c.source)
+    cell = next(c for c in stored_cells() if f'raise not_yet("{blank}")' in c.source)
     try:
         kernel.run(cell.source, cell.id)  # la celda como viene en el taller, en blanco
         real = kernel.run(REAL_STATUSES.format(piece=piece), "medida")
-        shown = kernel.run(f"taller.comprobar({piece!r})", "medida")
+        shown = kernel.run(f"workbook.check({piece!r})", "medida")
     finally:
         kernel.run(lesson(cell.id), cell.id)
     assert real.strip() == "['todavía no']", real
@@ -251,8 +251,8 @@ def test_the_preview_of_production_waits_for_the_lesson_tier(workbook):
     right = lesson(mistake.cell)
     try:
         kernel.run(right.replace(mistake.old, mistake.new), mistake.cell)
-        shown = kernel.run("taller.produccion()", "t-23")
+        shown = kernel.run("workbook.production()", "t-23")
     finally:
         kernel.run(right, mistake.cell)
     (line,) = shown.strip().splitlines()  # una línea, sin la tabla de producción
-    assert line.startswith(PREVIEW_WAITS) and "taller.conformidad()" in line, line
+    assert line.startswith(PREVIEW_WAITS) and "workbook.conformance()" in line, line

@@ -14,7 +14,7 @@ import pytest
 
 from harness.beyond import batch_agent, dbos_agent
 from harness.beyond.parallel_model import ParallelScriptedModel
-from harness.contract import FINISHED
+from harness.contract import FINISHED, LESSON_AGENT_VAR
 from harness.runs.launcher import AgentRun, agent_command, run_agent_process
 from harness.runs.strace_log import parse_log, strace_prefix
 from harness.tools import report_copies
@@ -29,7 +29,7 @@ from tests.fake_messages_api import (
     with_tool_use,
 )
 
-LESSON = {batch_agent.LESSON_AGENT_ENV: REFERENCE_AGENT}
+LESSON = {LESSON_AGENT_VAR: REFERENCE_AGENT}
 
 
 @pytest.fixture

@@ -33,16 +33,17 @@ if (
 
 import json
 import os
-import sys
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_uses, usage_tokens
 from harness.beyond.command_line import agent_main
 from harness.beyond.file_types import BatchCheckpoint
-from harness.beyond.parallel_model import SUMMARY_PATH, ParallelScriptedModel
+from harness.beyond.parallel_model import SUMMARY_PATH, TASK, ParallelScriptedModel
+from harness.beyond.process_death import leave
 from harness.contract import (
     BATCH_VERSION,
     CHECKPOINT_FILE,
     EFFECTS_FILE,
+    LESSON_AGENT_VAR,
     PENDING_CONTENT,
     resume_line,
     save_a_line,
@@ -58,12 +59,11 @@ from harness.defenses.shapes import batch_checkpoint_problem
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict
 from harness.runs.launcher import load_agent
+from harness.scenario import SAVE_A, SAVE_B
 from harness.tools import REPORT_PATH, TOOLS
 
-LESSON_AGENT_ENV = "LESSON_AGENT"
-TASK = "Convierte sales-notes.txt en un reporte breve y un resumen; escríbelos en report.txt y resumen.txt."
 VARIANTS = ("is-error", "idempotente")
-USAGE = f"uso: python -m harness.beyond.batch_agent [--resume] [--live], con {LESSON_AGENT_ENV}=RUTA/agent.py"
+USAGE = f"uso: python -m harness.beyond.batch_agent [--resume] [--live], con {LESSON_AGENT_VAR}=RUTA/agent.py"
 
 
 class StateError(HarnessError):
@@ -72,10 +72,10 @@ class StateError(HarnessError):
 
 def lesson_agent(variant):
     """El agente de la lección (``LESSON_AGENT``), con la escritura con clave si la variante la pide."""
-    path = os.environ.get(LESSON_AGENT_ENV, "")
+    path = os.environ.get(LESSON_AGENT_VAR, "")
     if not os.path.isfile(path):
         raise StateError(
-            f"{LESSON_AGENT_ENV}={path or '(vacía)'} no nombra un archivo: este agente reúsa las piezas del "
+            f"{LESSON_AGENT_VAR}={path or '(vacía)'} no nombra un archivo: este agente reúsa las piezas del "
             "de la lección; pon ahí la ruta de su agent.py (el que arma la lección, o el agente de referencia)."
         )
     lesson = load_agent(path, "leccion")
@@ -141,7 +141,7 @@ def resume_scene(lesson, task):
         )
         lesson.save_checkpoint(checkpoint(task, turns, tokens_used, messages, []))
         print(save_b_line(turns, refilled=True))
-        crash_point("after-save-b")
+        crash_point(SAVE_B)
     return turns, tokens_used, messages
 
 
@@ -159,13 +159,13 @@ def run_agent(lesson, client, task, scene):
         # —— Punto A: todas las llamadas colgantes del turno, juntas ——
         lesson.save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending, content))
         print(save_a_line(turns, [p["name"] for p in pending]))
-        crash_point("after-save-a")
+        crash_point(SAVE_A)
         messages.append({"role": "assistant", "content": content})
         messages.append({"role": "user", "content": lesson.run_tool_uses(content)})
         # —— Punto B: un tool_result por llamada en messages; la lista colgante, vacía ——
         lesson.save_checkpoint(checkpoint(task, turns, tokens_used, messages, []))
         print(save_b_line(turns))
-        crash_point("after-save-b")
+        crash_point(SAVE_B)
         response = ask_model(client, TOOLS, messages)
         tokens_used += usage_tokens(response)
     text = final_text(response)
@@ -183,5 +183,5 @@ def main(argv=None):
     return agent_main(argv, variants=VARIANTS, usage=USAGE, run=run)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # sus archivos ya están en disco: salir sin el cierre lento del montón de DBOS
+    leave(main())

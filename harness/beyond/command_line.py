@@ -10,7 +10,7 @@ que usa el ``main`` de la lección; una prueba los fija para los tres agentes.
 import os
 import sys
 
-from harness.contract import EXIT_KILLED, EXIT_USAGE, command_line_problem, done_line, kill_line
+from harness.contract import EXIT_KILLED, EXIT_USAGE, VARIANT_VAR, command_line_problem, done_line, kill_line
 from harness.crash import SimulatedCrash
 from harness.defenses.session import AgentFailure, agent_session
 from harness.errors import print_final
@@ -20,7 +20,7 @@ def agent_main(argv, *, variants, usage, run):
     """Corre ``run(resume, live, variant)`` en la sesión del agente y devuelve el código de salida; la
     primera de ``variants`` es la de omisión."""
     args = sys.argv[1:] if argv is None else argv
-    variant = os.environ.get("AGENT_VARIANT") or variants[0]
+    variant = os.environ.get(VARIANT_VAR) or variants[0]
     problem = command_line_problem(args, variant, variants)
     if problem:
         print(f"{problem}. {usage}", file=sys.stderr)

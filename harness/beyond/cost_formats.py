@@ -16,7 +16,6 @@ que solo en Linux): la misma vara para los tres formatos, páginas de SQLite y s
 
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -157,8 +156,11 @@ def measure_all(turns, folder, formats=FORMATS):
 def _start(fmt, turns, workdir):
     os.makedirs(workdir, exist_ok=True)
     args = [sys.executable, "-m", "harness.beyond.cost_formats", fmt, str(turns), os.fspath(workdir)]
+    # Se importa aquí: el proceso medido también carga este módulo, no lanza nada y no paga ese import.
+    from harness.runs.launcher import start  # noqa: PLC0415
+
     # Con el preload (harness.beyond.preload), el proceso nace de uno que ya importó DBOS.
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start(args, new_session=False)
 
 
 def _collect(fmt, process):

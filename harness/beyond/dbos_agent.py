@@ -37,16 +37,17 @@ from harness.beyond.command_line import agent_main
 from harness.beyond.engine_view import BRANCH_MARKERS, DATABASE, DATABASE_URL_ENV, ID_PATH, RESUME_PREFIX
 from harness.beyond.preload import copy_empty_database
 from harness.beyond.process_death import die_at, leave, stop_here
-from harness.contract import turn_limit_text
+from harness.contract import HIT, RERUN, turn_limit_text
 from harness.defenses.clients import make_client
 from harness.defenses.durable import read_bytes, write_durable
 from harness.defenses.idempotent import receipts_path, write_report_once
 from harness.defenses.replies import TaskNotDone, check_done
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict
+from harness.scenario import TASK
+from harness.text import plural
 from harness.tools import REPORT_PATH, TOOLS, prepare_task_files, run_tool
 
-TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt."
 WORKFLOW_ID = "tarea-leccion-6"
 VARIANTS = ("al-menos-una-vez", "idempotente")
 USAGE = "uso: python -m harness.beyond.dbos_agent [--resume] [--live]"
@@ -146,18 +147,18 @@ class _Replay:
 
     def _tell(self, turn, tool):
         print(
-            f"[resume] flujo {DBOS.workflow_id}: {self.steps} {'paso devuelto' if self.steps == 1 else 'pasos devueltos'} "
+            f"[resume] flujo {DBOS.workflow_id}: {plural(self.steps, 'paso devuelto', 'pasos devueltos')} "
             "desde la base, sin ejecutarlos"
         )
         if tool is not None:
             where = f"{RESUME_PREFIX} turn={turn} paso={self.steps + 1} tool_use_id={tool['id']} name={tool['name']}"
-            print(f"{where} sin salida registrada: {BRANCH_MARKERS['rerun']}")
+            print(f"{where} sin salida registrada: {BRANCH_MARKERS[RERUN]}")
         elif self.last_tool is not None:
             turn, tool = self.last_tool
             where = (
                 f"{RESUME_PREFIX} turn={turn} paso={self.steps} tool_use_id={tool['id']} name={tool['name']}"
             )
-            print(f"{where} {BRANCH_MARKERS['hit']}, sin volver a ejecutar")
+            print(f"{where} {BRANCH_MARKERS[HIT]}, sin volver a ejecutar")
 
 
 @DBOS.workflow()

@@ -11,6 +11,7 @@ laboratorio de caídas): sus archivos y cómo cuenta su log lo que hizo el motor
 import os
 from typing import NamedTuple
 
+from harness.contract import HIT, RERUN
 from harness.defenses.idempotent import receipts_path
 from harness.notebook.disk_state import DiskState, describe_report
 from harness.tools import REPORT_PATH, report_copies
@@ -25,7 +26,7 @@ ENGINE_FILES += (receipts_path(REPORT_PATH),)
 # Lo que el motor hizo con el paso que la caída dejó abierto: la línea empieza con RESUME_PREFIX,
 # sigue con turn=N y dice uno de estos textos.
 RESUME_PREFIX = "[resume][dbos]"
-BRANCH_MARKERS = {"hit": "salida registrada, reutilizada", "rerun": "el motor vuelve a ejecutar el paso"}
+BRANCH_MARKERS = {HIT: "salida registrada, reutilizada", RERUN: "el motor vuelve a ejecutar el paso"}
 
 
 class NoWorkflow(LookupError):  # noqa: N818 (se lee como una condición)

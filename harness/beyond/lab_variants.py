@@ -10,9 +10,10 @@ disco es lo que el motor tiene en ``dbos.sqlite`` (``engine_view``) y la histori
 
 import importlib.util
 
+from harness import scenario
 from harness.beyond import engine_timeline
 from harness.beyond.engine_view import DATABASE, DATABASE_URL_ENV, ENGINE_FILES, ID_PATH, read_engine_state
-from harness.contract import CHECKPOINT_FILE
+from harness.contract import CHECKPOINT_FILE, HIT, RERUN
 from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
 from harness.crash_lab.variants import Variant, Words, register
 from harness.tools import NOTES_PATH, REPORT_PATH
@@ -22,17 +23,17 @@ ENGINE_AGENT = importlib.util.find_spec(ENGINE_MODULE).origin
 
 # Los mismos cuatro momentos de la lección, con lo que el motor tiene anotado en cada uno.
 ENGINE_KINDS = {
-    "after-save-a": "① salida del paso del modelo anotada, herramienta sin ejecutar",
-    "after-tool": "② herramienta ejecutada, salida de su paso sin anotar",
-    "after-effect-write": "salida del paso de la herramienta anotada",
-    "after-save-b": "③ fin del turno (el motor no anota nada más)",
+    scenario.SAVE_A: "① salida del paso del modelo anotada, herramienta sin ejecutar",
+    scenario.TOOL: "② herramienta ejecutada, salida de su paso sin anotar",
+    scenario.EFFECT: "salida del paso de la herramienta anotada",
+    scenario.SAVE_B: "③ fin del turno (el motor no anota nada más)",
 }
 # Lo que hace el motor con el paso que la caída dejó abierto (engine_view.BRANCH_MARKERS).
 ENGINE_BRANCHES = {
-    "hit": "el paso tiene su salida anotada: el motor reutiliza la salida guardada del paso, sin ejecutarlo",
-    "rerun": "el paso no tiene salida anotada: el motor vuelve a ejecutar el paso (al menos una vez)",
+    HIT: "el paso tiene su salida anotada: el motor reutiliza la salida guardada del paso, sin ejecutarlo",
+    RERUN: "el paso no tiene salida anotada: el motor vuelve a ejecutar el paso (al menos una vez)",
 }
-ENGINE_BRANCH_SHORT = {"hit": "reutiliza", "rerun": "repite el paso"}
+ENGINE_BRANCH_SHORT = {HIT: "reutiliza", RERUN: "repite el paso"}
 ENGINE_WORDS = Words(
     kinds=ENGINE_KINDS,
     branches=ENGINE_BRANCHES,

@@ -13,6 +13,7 @@ escribir solo las que faltan, como pide la lección.
 """
 
 from harness.protocol import pairing_error
+from harness.scenario import call_id
 from harness.scripted_model import (
     MAX_CALLS,
     VERIFIED_TEXT,
@@ -29,6 +30,10 @@ from harness.scripted_model import (
 from harness.tools import NOTES_PATH, REPORT_MISSING, REPORT_PATH, REPORT_TITLE
 
 SUMMARY_PATH = "resumen.txt"
+# La tarea de este guion (la de la lección, con un resumen además del reporte).
+TASK = (
+    f"Convierte {NOTES_PATH} en un reporte breve y un resumen; escríbelos en {REPORT_PATH} y {SUMMARY_PATH}."
+)
 FINAL_PARALLEL = "Reporte y resumen escritos, tarea completa."
 
 
@@ -80,7 +85,7 @@ class _ParallelMessages:
         usage = Usage(input_tokens=120 + 60 * len(messages), output_tokens=40 if step else 20)
         if isinstance(step, str):
             return Message(done + 1, [TextBlock(step)], "end_turn", usage)
-        blocks = [ToolUseBlock(f"toolu_{done + i:02d}", n, v) for i, (n, v) in enumerate(step, 1)]
+        blocks = [ToolUseBlock(call_id(done + i), n, v) for i, (n, v) in enumerate(step, 1)]
         return Message(done + 1, blocks, "tool_use", usage)
 
 

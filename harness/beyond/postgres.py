@@ -26,11 +26,12 @@ import glob
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 from contextlib import contextmanager
+
+from harness.runs.launcher import launch
 
 INSTALL_HELP = """\
 Solo hacen falta sus programas (initdb y pg_ctl): el servidor desechable lo arranca y lo borra quien lo \
@@ -72,9 +73,21 @@ def _free_port():
 
 
 def _run(*args):
-    done = subprocess.run(_as_server_user(list(args)), capture_output=True, text=True)
-    if done.returncode:  # con lo que dijo el programa: sin eso, «salió con 1» no ayuda a nadie
-        raise RuntimeError(f"{os.path.basename(args[0])} falló ({done.returncode}): {done.stderr.strip()}")
+    _checked(args[0], _as_server_user(list(args)))
+
+
+def _checked(program, args):
+    """Corre ``args`` hasta que termina; si falla, el error nombra ``program`` con lo que dijo: sin eso,
+    «salió con 1» no ayuda a nadie."""
+    done = _launch_here(args)
+    if done.returncode:
+        raise RuntimeError(f"{os.path.basename(program)} falló ({done.returncode}): {done.stderr.strip()}")
+
+
+def _launch_here(args):
+    """``args`` en el grupo de este proceso, como en la terminal, y sin plazo; lo que deja corriendo
+    sigue (``pg_ctl start`` deja el servidor)."""
+    return launch(args, new_session=False, orphans="keep", timeout=None)
 
 
 def _folder(prefix):
@@ -127,7 +140,7 @@ def _stop(folder):
 
 def _pg_ctl_stop(data, mode):
     pg_ctl = os.path.join(binaries(), "pg_ctl")
-    subprocess.run(_as_server_user([pg_ctl, "-D", data, "-m", mode, "-w", "stop"]), capture_output=True)
+    _launch_here(_as_server_user([pg_ctl, "-D", data, "-m", mode, "-w", "stop"]))
 
 
 # La plantilla de este proceso: el hilo que la prepara y, cuando terminó, su carpeta (o None si falló).
@@ -172,9 +185,7 @@ def _build_template():
 
 def _run_here(*args):
     """Como ``_run``, pero como este usuario (``dbos migrate`` es un cliente de la base)."""
-    done = subprocess.run(list(args), capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"{os.path.basename(args[0])} falló ({done.returncode}): {done.stderr.strip()}")
+    _checked(args[0], list(args))
 
 
 def _ready_template():

@@ -24,11 +24,16 @@ if __name__ == "__main__":  # con un servidor que ya importó DBOS, el trabajado
 
 from dbos import DBOS, DBOSClient  # noqa: E402 (después del preload: tarda más de un segundo)
 
+from harness.beyond.engine_view import DATABASE_URL_ENV
+from harness.contract import EXIT_USAGE, WORKDIR_VAR
 from harness.defenses.durable import write_durable
 from harness.defenses.idempotent import write_report_once
+from harness.text import plural
 from harness.tools import REPORT_TITLE, write_report
 
 QUEUE_NAME = "tareas"
+# Lo que lee del entorno un trabajador: su nombre, si escribe con clave y si se cuelga en la ventana ②.
+WORKER_VAR, IDEMPOTENT_VAR, HANG_VAR = "WORKER_NAME", "WORKER_IDEMPOTENT", "WORKER_HANG"
 REPORTS_DIR = "reportes"
 MARKS_DIR = "marcas"
 RECOVERED = "recuperó"  # la respuesta a «recuperar»: «[nombre] recuperó N flujos de X: id,id»
@@ -48,11 +53,11 @@ def report_path(number):
 def write_task_report(number):
     """El efecto secundario de la tarea: su reporte. La salida del paso se anota al volver."""
     tool_input = {"path": report_path(number), "content": f"{REPORT_TITLE} · tarea {number:02d}\n"}
-    if os.environ.get("WORKER_IDEMPOTENT", "1") == "1":
+    if os.environ.get(IDEMPOTENT_VAR, "1") == "1":
         output = write_report_once(tool_input, key=f"{DBOS.workflow_id}:paso-{DBOS.step_id}")
     else:
         output = write_report(tool_input)
-    worker = os.environ["WORKER_NAME"]
+    worker = os.environ[WORKER_VAR]
     write_durable(f"{MARKS_DIR}/{worker}-tarea-{number:02d}", b"reporte escrito, paso sin anotar\n")
     if _hang.pop("pending", False):
         threading.Event().wait()  # la ventana ②, abierta hasta que llegue el SIGKILL
@@ -93,7 +98,7 @@ def serve(name):
         command, _, arg = line.strip().partition(" ")
         if command == "recuperar":
             ids = recover_from(arg)
-            flows = f"{len(ids)} {'flujo' if len(ids) == 1 else 'flujos'}"  # sin harness.crash_lab (widgets)
+            flows = plural(len(ids), "flujo", "flujos")
             print(f"[{name}] {RECOVERED} {flows} de {arg}: {','.join(ids)}", flush=True)
         elif command == "salir":
             break
@@ -101,15 +106,15 @@ def serve(name):
 
 def main(argv=None):
     """Sin argumentos (``argv`` existe para el preload): todo lo dice el entorno."""
-    name = os.environ.get("WORKER_NAME")
-    url = os.environ.get("DBOS_SYSTEM_DATABASE_URL")
+    name = os.environ.get(WORKER_VAR)
+    url = os.environ.get(DATABASE_URL_ENV)
     if not name or not url:
-        print("Faltan WORKER_NAME y DBOS_SYSTEM_DATABASE_URL para arrancar un trabajador.", file=sys.stderr)
-        return 2
-    os.chdir(os.environ.get("AGENT_WORKDIR") or ".")
+        print(f"Faltan {WORKER_VAR} y {DATABASE_URL_ENV} para arrancar un trabajador.", file=sys.stderr)
+        return EXIT_USAGE
+    os.chdir(os.environ.get(WORKDIR_VAR) or ".")
     os.makedirs(REPORTS_DIR, exist_ok=True)
     os.makedirs(MARKS_DIR, exist_ok=True)
-    _hang["pending"] = os.environ.get("WORKER_HANG") == "1"
+    _hang["pending"] = os.environ.get(HANG_VAR) == "1"
     config = {"name": APP_NAME, "system_database_url": url, "executor_id": name}
     DBOS(config={**config, "application_version": APP_VERSION, "log_level": "WARNING"})
     DBOS.launch()

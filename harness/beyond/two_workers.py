@@ -9,7 +9,6 @@ nunca una espera fija. Después lee lo que quedó: la tabla de flujos de la base
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -17,16 +16,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dbos import DBOSClient
 
+from harness.beyond.engine_view import DATABASE_URL_ENV
 from harness.beyond.queue_worker import (
     APP_VERSION,
+    HANG_VAR,
+    IDEMPOTENT_VAR,
     MARKS_DIR,
     QUEUE_NAME,
     READY,
     RECOVERED,
     REPORTS_DIR,
+    WORKER_VAR,
     report_path,
 )
-from harness.crash_lab.words import plural
+from harness.contract import WORKDIR_VAR
+from harness.runs.launcher import PIPE, start
+from harness.text import plural
 from harness.tools import report_copies
 
 # Lo que se lee después de una corrida, fila por fila (``facts`` da los valores, en este orden).
@@ -42,17 +47,16 @@ DEAD, RESCUER = "trabajador-a", "trabajador-b"
 
 
 def _start(name, url, workdir, **env):
-    full = {**os.environ, "WORKER_NAME": name, "DBOS_SYSTEM_DATABASE_URL": url, "AGENT_WORKDIR": workdir}
+    full = {**os.environ, WORKER_VAR: name, DATABASE_URL_ENV: url, WORKDIR_VAR: workdir}
     full.update(env, PYTHONUNBUFFERED="1")
     # Los avisos de DBOS van a un archivo: en el notebook saldrían mezclados con la salida de la celda.
     with open(os.path.join(workdir, f"{name}.log"), "w", encoding="utf-8") as log:
-        worker = subprocess.Popen(  # con el preload, nace de un proceso que ya importó DBOS
+        worker = start(  # con el preload, nace de un proceso que ya importó DBOS
             [sys.executable, "-m", "harness.beyond.queue_worker"],
             env=full,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            new_session=False,
+            stdin=PIPE,
             stderr=log,
-            text=True,
         )
     ready = _expect(worker, f"[{name}] {READY}")
     # El pid del proceso que corre los pasos: con el preload no es el que se lanzó aquí (ese solo lo
@@ -124,10 +128,10 @@ def _enqueue(client, number):
 def run_two_workers(url, workdir, tasks=20, idempotent=True):
     """Lo que dejó una corrida: la muerte, los flujos recuperados y quién, la tabla y los archivos."""
     os.makedirs(os.path.join(workdir, MARKS_DIR), exist_ok=True)
-    env = {"WORKER_IDEMPOTENT": "1" if idempotent else "0"}
+    env = {IDEMPOTENT_VAR: "1" if idempotent else "0"}
     workers, client = [], None
     try:
-        workers.append(_start(DEAD, url, workdir, WORKER_HANG="1", **env))
+        workers.append(_start(DEAD, url, workdir, **env, **{HANG_VAR: "1"}))
         client = DBOSClient(system_database_url=url)
         # La primera tarea sola: así es siempre la 1 la que trabajador-a toma y en la que muere.
         _enqueue(client, 1)

@@ -13,6 +13,7 @@ import shlex
 import shutil
 import sys
 
+from harness.contract import CRASH_VAR, LESSON_AGENT_VAR, WORKDIR_VAR
 from harness.runs.containment import kill_adopted, own_children
 
 from .checks import CAPABILITIES
@@ -37,7 +38,7 @@ def parser():
         "--comando",
         metavar="COMANDO",
         help='un agente en otro lenguaje, p. ej. "node agent.js": corre en la carpeta de trabajo, con '
-        "AGENT_WORKDIR, CRASH_AFTER y --resume como agent.py; las filas que lo importan no aplican",
+        f"{WORKDIR_VAR}, {CRASH_VAR} y --resume como agent.py; las filas que lo importan no aplican",
     )
     p.add_argument(
         "--solo",
@@ -61,7 +62,7 @@ def parser():
         action="append",
         default=[],
         metavar="NOMBRE=VALOR",
-        help="una variable de entorno para el agente (p. ej. LESSON_AGENT=…); se puede repetir",
+        help=f"una variable de entorno para el agente (p. ej. {LESSON_AGENT_VAR}=…); se puede repetir",
     )
     return p
 
@@ -99,9 +100,7 @@ def outside_rows(ctx):
     (ninguna si no hubo: se mira en cada corrida, no es una comprobación aparte)."""
     found = ctx.bounds.outside_findings()
     scenario, expected = "cada corrida del agente", "nada escrito ni borrado fuera de su carpeta de trabajo"
-    hint = (
-        "el agente escribe y borra solo dentro de AGENT_WORKDIR (las rutas de sus archivos, relativas a ella)"
-    )
+    hint = f"el agente escribe y borra solo dentro de {WORKDIR_VAR} (las rutas de sus archivos, relativas a ella)"
     rows = [judged(scenario, expected, f, False, hint) for f in found[:MAX_SHOWN]]
     if len(found) > MAX_SHOWN:
         rows.append(judged(scenario, expected, f"y {len(found) - MAX_SHOWN} cambios más", False, hint))

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from harness.contract import NOT_WRITTEN
-from harness.runs.containment import OUTPUT_CAP, Servers, forking, run_contained
-from harness.runs.launcher import AgentRun, agent_command
+from harness.runs.containment import OUTPUT_CAP, Servers, forking
+from harness.runs.launcher import AgentRun, agent_command, launch
 
 from . import outside
 
@@ -178,8 +178,13 @@ def _contained(ctx, args, workdir, env):
     ctx.bounds.check()
     watch = outside.Watch(watched_folders(ctx), workdir, _sandbox(workdir), (ABOVE, WORK, HOME, TMP))
     servers = None if ctx.command else ctx.bounds.servers  # --comando: exec, como siempre
-    outcome = run_contained(
-        args, cwd=workdir, env=_environment(env, workdir), timeout=TIMEOUT, servers=servers
+    outcome = launch(
+        args,
+        cwd=workdir,
+        env=_environment(env, workdir),
+        timeout=TIMEOUT,
+        output_cap=OUTPUT_CAP,
+        servers=servers,
     )
     ctx.bounds.found(watch.changes())
     stderr = outcome.stderr

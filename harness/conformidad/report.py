@@ -3,6 +3,8 @@ y debajo de la que falla, la pista y las últimas líneas del stderr del agente;
 
 from collections import Counter
 
+from harness.text import plural
+
 from .checks import CAPABILITIES
 from .rows import FAILED, NOT_APPLICABLE, NOT_YET, OK
 
@@ -37,7 +39,7 @@ def summary(rows):
     """«N comprobaciones: a ✓, b ✗, …», contando solo lo que hubo."""
     counts = Counter(row.status for row in rows)
     parts = ", ".join(f"{counts[s]} {s}" for s in ORDER if counts[s])
-    return f"{len(rows)} {'comprobación' if len(rows) == 1 else 'comprobaciones'}: {parts}"
+    return f"{plural(len(rows), 'comprobación', 'comprobaciones')}: {parts}"
 
 
 def all_passed(rows):

@@ -1,22 +1,12 @@
 """Una fila de la suite: qué se probó, qué se esperaba, qué pasó y, si falló, una pista elegida por lo
 que pasó (no por la fila) y las últimas líneas de stderr del agente."""
 
-import textwrap
 from typing import NamedTuple
+
+from harness.text import shorten
 
 OK, FAILED, NOT_YET, NOT_APPLICABLE = "✓", "✗", "todavía no", "no aplica"
 STDERR_LINES, LINE_WIDTH = 6, 200  # lo que se muestra del stderr del agente bajo una fila que falla
-
-
-def shorten(text, width=160):
-    """``text`` en una línea de a lo sumo ``width`` caracteres, cortado entre palabras (nunca a mitad
-    de una) y con «…» si se cortó."""
-    text = " ".join(str(text).split())
-    if len(text) <= width:
-        return text
-    cut = textwrap.shorten(text, width, placeholder=" …")
-    # Una sola «palabra» más larga que el ancho (una ruta, por ejemplo): se corta ella, con «…».
-    return cut if cut.strip(" …") else text[: width - 2] + " …"
 
 
 def stderr_tail(stderr):

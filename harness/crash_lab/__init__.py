@@ -1,7 +1,4 @@
-"""El laboratorio de caídas: el widget y su API (``widget``) y lo que dibuja (``view``).
-
-El agente nunca importa este paquete: ipywidgets queda fuera de su camino.
-"""
+"""Para los notebooks: el laboratorio de caídas, su widget y lo que dibuja (el agente nunca lo importa: ipywidgets queda fuera)."""
 
 from harness.crash_lab.widget import PLAIN_FALLBACK, CrashLab
 

@@ -38,10 +38,6 @@ class Timeline(NamedTuple):
     def ran(self):
         return bool(self.turns)
 
-    def executions(self, tool):
-        """Cuántas veces se ejecutó ``tool`` según los logs (la reanudación cuenta aparte)."""
-        return sum(len(t.done_by[TOOL]) for t in self.turns if t.tool == tool)
-
 
 def mark(done, turn, steps, who, only_if_new=False):
     """Anota que ``who`` hizo esos pasos del turno (con ``only_if_new``, solo los que nadie hizo aún)."""

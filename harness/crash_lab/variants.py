@@ -13,7 +13,17 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from harness import scenario
-from harness.contract import BRANCH_MARKERS, CHECKPOINT_FILE, EFFECTS_FILE, TMP_FILES
+from harness.contract import (
+    BRANCH_MARKERS,
+    CHECKPOINT_FILE,
+    EFFECTS_FILE,
+    HIT,
+    IS_ERROR,
+    NO_PENDING,
+    RERUN,
+    TMP_FILES,
+    VARIANT_VAR,
+)
 from harness.crash_lab import timeline
 from harness.crash_lab.timeline import EFFECT, SAVE_A, SAVE_B
 from harness.crash_lab.words import NO_CRASH, split_label
@@ -128,16 +138,16 @@ def missing_note(label, variant):
 # Las ramas de reconcile (harness.runs.launcher.AgentRun.branch), en palabras llanas; las de la lección y su
 # log («acierto en el registro», «agregando is_error») van aparte: harness.contract.BRANCH_MARKERS.
 BRANCHES = {
-    "hit": "está en el registro: reutiliza el resultado anotado, no vuelve a ejecutar",
-    "rerun": "no está en el registro y es de solo lectura: la vuelve a ejecutar y la anota",
-    "is_error": (
+    HIT: "está en el registro: reutiliza el resultado anotado, no vuelve a ejecutar",
+    RERUN: "no está en el registro y es de solo lectura: la vuelve a ejecutar y la anota",
+    IS_ERROR: (
         "no está en el registro y tiene efectos secundarios: no adivina, devuelve un tool_result con "
         "is_error y el modelo verifica por su cuenta"
     ),
-    "none": "sin llamada colgante (pendingToolUse=null): reconcile devuelve null y se sigue",
+    NO_PENDING: "sin llamada colgante (pendingToolUse=null): reconcile devuelve null y se sigue",
 }
 # Una palabra por rama: la de la caja del punto B en el dibujo y la primera del texto de la rama.
-BRANCH_SHORT = {"hit": "acierto", "rerun": "repetición", "is_error": "is_error", "none": "ninguna"}
+BRANCH_SHORT = {HIT: "acierto", RERUN: "repetición", IS_ERROR: "is_error", NO_PENDING: "ninguna"}
 LESSON_WORDS = Words(
     kinds=KINDS,
     branches=BRANCHES,
@@ -185,7 +195,7 @@ register(
         ),
         not_followed=(
             "[save A]",
-            " Ojo: este agente no implementa AGENT_VARIANT=solo-b (guardó el punto A).",
+            f" Ojo: este agente no implementa {VARIANT_VAR}=solo-b (guardó el punto A).",
         ),
     )
 )

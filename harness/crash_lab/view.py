@@ -9,9 +9,11 @@ import base64
 import html
 from typing import NamedTuple
 
+from harness.contract import CRASH_VAR, VARIANT_VAR
 from harness.crash_lab.picture import LEGEND, describe, turn_svg
 from harness.crash_lab.variants import describe_label, get
-from harness.crash_lab.words import ACTIONS, plural, times
+from harness.crash_lab.words import ACTIONS, times
+from harness.text import plural
 
 HISTORY_SHOWN = 8
 # La ayuda del laboratorio: cómo se usa con el teclado y adónde va el foco (static/crash_lab.js lo hace así).
@@ -59,8 +61,8 @@ def transcript(step):
     if run is None:
         return ""
     variant = get(step.variant)
-    env = f"CRASH_AFTER={step.label} " if step.action == "run" and step.label else ""
-    env += f"AGENT_VARIANT={variant.agent_variant} " if variant.agent_variant else ""
+    env = f"{CRASH_VAR}={step.label} " if step.action == "run" and step.label else ""
+    env += f"{VARIANT_VAR}={variant.agent_variant} " if variant.agent_variant else ""
     flag = " --resume" if step.action == "resume" else ""
     lines = [f"$ {env}{variant.command}{flag}", *run.stdout.splitlines(), *run.stderr.splitlines()]
     return "\n".join(lines + [f"EXIT={run.returncode}"])
@@ -113,7 +115,7 @@ def twice_warning(step):
 def summary_text(step):
     """El resumen determinista del último paso, en texto plano."""
     crash = (
-        f"{describe_label(step.label, step.variant)} (CRASH_AFTER={step.label})" if step.label else "ninguno"
+        f"{describe_label(step.label, step.variant)} ({CRASH_VAR}={step.label})" if step.label else "ninguno"
     )
     lines = [
         f"Agente: {step.agent}",

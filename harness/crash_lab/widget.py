@@ -23,7 +23,6 @@ sin kernel, se ve la vista previa guardada (``view.preview_html``).
 import os
 import pathlib
 import re
-import subprocess
 
 import anywidget
 import traitlets
@@ -34,7 +33,7 @@ from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
-from harness.runs.launcher import run_agent_process
+from harness.runs.launcher import RunTimeoutError, run_agent_process
 from harness.scenario import TOOL, label
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -230,7 +229,7 @@ class CrashLab:
                 agent=variant.agent or self.agent,
                 env=variant.env,
             )
-        except (OSError, subprocess.SubprocessError) as err:
+        except (OSError, RunTimeoutError) as err:
             return self._finish(self._step(action, None, f"No se pudo lanzar el agente: {err}"))
         self._story.append((action, run))
         return self._finish(self._step(action, run, self._outcome(action, run)))

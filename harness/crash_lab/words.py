@@ -1,4 +1,4 @@
-"""Las palabras de todo el laboratorio: etiquetas de caída, acciones y plurales.
+"""Las palabras de todo el laboratorio: etiquetas de caída, acciones y veces.
 
 Lo que se lee va con las palabras de la lección (① punto A guardado, ② herramienta ejecutada…);
 la etiqueta cruda (``after-tool:3``) solo aparece como el valor de ``CRASH_AFTER``. Las palabras de
@@ -8,6 +8,7 @@ cada variante (sus momentos, sus ramas al reanudar) van con ella, en ``harness.c
 from harness.contract import CHECKPOINT_FILE
 from harness.scenario import LABELS
 from harness.scenario import split as split_label  # noqa: F401 (el nombre que usan los dibujos)
+from harness.text import plural
 
 NO_CRASH = ""
 ACTIONS = {
@@ -17,10 +18,6 @@ ACTIONS = {
     "reset": "Reiniciar",
     "cut": f"Cortar {CHECKPOINT_FILE}",
 }
-
-
-def plural(n, one, many):
-    return f"{n} {one if n == 1 else many}"
 
 
 def times(n):

@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 
-from harness.contract import EXIT_FAILED, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED
+from harness.contract import EXIT_FAILED, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED, WORKDIR_VAR
 from harness.crash import SimulatedCrash, crash_after
 from harness.defenses.early_signals import pending
 from harness.defenses.lock import workdir_lock
@@ -163,7 +163,7 @@ def agent_session():
         try:
             if threading.current_thread() is threading.main_thread():  # Python entrega las señales ahí
                 signals.install()  # una señal a mitad de esto ya detiene la corrida con su línea
-            enter_workdir(os.environ.get("AGENT_WORKDIR"))  # un directorio que no sirve: error claro
+            enter_workdir(os.environ.get(WORKDIR_VAR))  # un directorio que no sirve: error claro
             crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
             with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla
                 yield

@@ -6,7 +6,7 @@ import errno
 import os
 import stat
 
-from harness.contract import TMP_SUFFIX
+from harness.contract import TMP_SUFFIX, WORKDIR_VAR
 from harness.errors import DiskError, HarnessError, os_reason
 from harness.tools import NOTES_PATH, REPORT_PATH
 
@@ -23,13 +23,13 @@ def enter_workdir(path):
     except OSError as err:
         raise WorkdirError(
             f"No se puede usar {shown} como directorio de trabajo ({os_reason(err)}); indica en "
-            "AGENT_WORKDIR un directorio que exista."
+            f"{WORKDIR_VAR} un directorio que exista."
         ) from None
     # Comprobarlo antes evita quedar a mitad de camino: un punto A guardado y un punto B imposible.
     if not os.access(".", os.W_OK):
         raise WorkdirError(
             f"No se puede escribir en el directorio de trabajo {os.path.abspath('.')}; el agente no toca "
-            "nada ahí. Dale permiso de escritura (o elige otro AGENT_WORKDIR) y vuelve a intentarlo."
+            f"nada ahí. Dale permiso de escritura (o elige otro {WORKDIR_VAR}) y vuelve a intentarlo."
         )
 
 

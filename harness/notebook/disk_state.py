@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.defenses.durable import read_present
+from harness.text import plural
 from harness.tools import REPORT_PATH, report_copies
 
 
@@ -86,7 +87,7 @@ def describe_checkpoint(cp):
 
 
 def messages_count(messages):
-    return "1 mensaje" if len(messages) == 1 else f"{len(messages)} mensajes"
+    return plural(len(messages), "mensaje", "mensajes")
 
 
 def last_tool_results(messages):
@@ -105,8 +106,7 @@ def describe_ledger(ledger):
     if not ledger:
         return "sin anotaciones"
     entries = (f"{tid} {entry.get('name')}" for tid, entry in ledger.items() if isinstance(entry, dict))
-    count = f"{len(ledger)} anotación" if len(ledger) == 1 else f"{len(ledger)} anotaciones"
-    return f"{count}: " + ", ".join(entries)
+    return f"{plural(len(ledger), 'anotación', 'anotaciones')}: " + ", ".join(entries)
 
 
 def describe_report(copies):

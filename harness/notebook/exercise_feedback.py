@@ -15,14 +15,22 @@ import os
 import re
 import unicodedata
 
-from harness.contract import BRANCH_WORDS, CHECKPOINT_FILE, EFFECTS_FILE
+from harness.contract import (
+    BRANCH_WORDS,
+    CHECKPOINT_FILE,
+    CRASH_VAR,
+    EFFECTS_FILE,
+    LESSON_AGENT_VAR,
+    ORDER_VAR,
+)
 from harness.defenses.workdir import fresh_dir
 from harness.errors import HarnessError
 from harness.notebook.disk_state import read_disk_state
 from harness.notebook.export import PRODUCTION_NOTEBOOK, export_agent
 from harness.runs.kill_at_moment import run_and_kill
 from harness.runs.launcher import load_agent, run_agent_process
-from harness.scenario import TURNS
+from harness.scenario import EFFECT, SAVE_A, TOOL, TURNS, label
+from harness.text import plural
 from harness.tools import REPORT_PATH, REPORT_TITLE
 
 LESSON = "leccion_6_puntos_de_control.ipynb"
@@ -152,6 +160,9 @@ WRITE_REPORT_CALL = [{"type": "tool_use", "id": TOOL_USE_ID, "name": TURNS[3].na
 # El instante entre el registro y la herramienta: lo primero que ocurra de los dos.
 BETWEEN = ("registro", "herramienta:write_report")
 WORKDIR = os.path.join("_trabajo", "nivel_2")
+# Dónde muere el script del Nivel 2 con cada orden: el de producción al escribir el registro (anotación
+# null, herramienta sin correr), el corregido al volver la herramienta (reporte escrito, sin anotación).
+SCRIPT_CRASHES = {"prod": label(EFFECT, 1), "fixed": label(TOOL, 1)}
 # Producción corría el agente de la lección sin la revisión de forma del registro de ``load_effects``
 # (un «result» que no es texto se rechaza; el texto de la lección no la tiene): así se reproduce el incidente.
 PRODUCTION = """import runpy
@@ -224,12 +235,12 @@ def lesson_agent():
     """El agente de la lección como módulo: el de ``LESSON_AGENT`` si está, o el que se arma desde
     las celdas ``#| export`` de la lección guardada junto a este notebook."""
     if "module" not in _agent:
-        path = os.environ.get("LESSON_AGENT")
+        path = os.environ.get(LESSON_AGENT_VAR)
         if not path:
             if not os.path.exists(LESSON):
                 raise HarnessError(
                     f"No encuentro {LESSON} en esta carpeta: abre el ejercicio desde notebooks/, junto a la "
-                    "lección (o indica un agent.py en LESSON_AGENT)."
+                    f"lección (o indica un agent.py en {LESSON_AGENT_VAR})."
                 )
             # El de referencia (la lección y «De la lección a producción», el que corre la calificación)
             # si el notebook de producción está al lado; si no, el de la lección.
@@ -290,6 +301,13 @@ def last_line(run):
     return (run.stderr.strip().splitlines() or ["terminó sin escribir nada"])[-1]
 
 
+def script_env(order):
+    """El entorno del script del Nivel 2 con ese orden y su caída, y cómo se escribe en la terminal
+    («ORDER=prod CRASH_AFTER=after-effect-write:1»)."""
+    env = {ORDER_VAR: order, CRASH_VAR: SCRIPT_CRASHES[order]}
+    return env, " ".join(f"{name}={value}" for name, value in env.items())
+
+
 def _said(run):
     """Lo último que tu código escribió en stderr, si escribió algo (no cuenta como error)."""
     return f"\n  (stderr: {last_line(run)})" if run.stderr.strip() else ""
@@ -328,7 +346,7 @@ def check_fixed_function(fn):
 
 
 def check_script(script):
-    """Corre tu script con cada orden y su CRASH_AFTER en procesos nuevos (SIGKILL en su crash_point)."""
+    """Corre tu script con cada orden y su caída en procesos nuevos (SIGKILL en su crash_point)."""
     if grading_elsewhere():
         return True
     lesson_agent()
@@ -336,12 +354,12 @@ def check_script(script):
         print(f"✗ no existe {script}: ejecuta la celda %%writefile")
         return False
     ok = True
-    for order, label, want in (
-        ("prod", "after-effect-write:1", "toolu_03 con result null y sin report.txt"),
-        ("fixed", "after-tool:1", "report.txt escrito y sin anotación de toolu_03"),
+    for order, want in (
+        ("prod", "toolu_03 con result null y sin report.txt"),
+        ("fixed", "report.txt escrito y sin anotación de toolu_03"),
     ):
         workdir = scratch(f"script_{order}")
-        env = {"ORDER": order, "CRASH_AFTER": label}
+        env, shown = script_env(order)
         run = run_and_kill(workdir, agent=ledger_agent(), stop_at="caida", script=script, env=env)
         state = read_disk_state(workdir)
         entry = state.entries.get(TOOL_USE_ID)
@@ -350,7 +368,7 @@ def check_script(script):
         else:
             good = entry is None and state.report_copies == 1
         good = good and run.killed_at_moment
-        print(f"{'✓' if good else '✗'} ORDER={order} CRASH_AFTER={label}: se espera {want}{_said(run)}")
+        print(f"{'✓' if good else '✗'} {shown}: se espera {want}{_said(run)}")
         print("  " + str(state).replace("\n", "\n  "))
         ok = ok and good
     return ok
@@ -363,7 +381,7 @@ def show_incident(fn):
         return
     lesson_agent()
     workdir = scratch(f"incidente_{fn.__name__}")
-    run_agent_process(workdir, agent=_agent["path"], crash_after="after-save-a:3")
+    run_agent_process(workdir, agent=_agent["path"], crash_after=label(SAVE_A, 3))
     pending = json.loads(open(os.path.join(workdir, CHECKPOINT_FILE), encoding="utf-8").read())[
         "pendingToolUse"
     ]
@@ -386,9 +404,5 @@ def show_incident(fn):
     copies = read_disk_state(workdir).report_copies
     print(
         f"\n{REPORT_PATH}: "
-        + (
-            "no existe"
-            if not copies
-            else f"existe ({copies} {'copia' if copies == 1 else 'copias'} del reporte)"
-        )
+        + ("no existe" if not copies else f"existe ({plural(copies, 'copia', 'copias')} del reporte)")
     )

@@ -11,7 +11,7 @@ import base64
 from html import escape
 from typing import NamedTuple
 
-from harness.contract import CHECKPOINT_FILE
+from harness.contract import CHECKPOINT_FILE, CRASH_VAR
 from harness.scenario import KINDS
 
 # Los pasos de un turno de la lección, en orden, y la etiqueta de la caída que sigue a cada uno.
@@ -137,7 +137,7 @@ def turn_timeline(death_after=None, title="Un turno: dos puntos de control y un 
     """Un turno de la lección; ``death_after`` es la etiqueta del momento en que muere (p. ej.
     ``after-effect-write``), o None."""
     death = LABELS.index(death_after) if death_after else None
-    note = f"CRASH_AFTER={death_after}:<turno>" if death_after else ""
+    note = f"{CRASH_VAR}={death_after}:<turno>" if death_after else ""
     show(title, [Row("dos puntos", TURN, death, note)])
 
 
@@ -152,20 +152,6 @@ def solo_b():
             ),
         ],
     )
-
-
-def crash_table(results):
-    """Una fila por momento de caída del turno 3: ``results`` es [(etiqueta, rama, copias)]."""
-    rows = [
-        Row(
-            label.split(":")[0],
-            TURN,
-            LABELS.index(label.split(":")[0]),
-            f"reconcile: {branch} · {n} {'copia' if n == 1 else 'copias'}",
-        )
-        for label, branch, n in results
-    ]
-    show("Turno 3 (write_report): dónde muere y qué hace la reanudación", rows)
 
 
 def ab_window():

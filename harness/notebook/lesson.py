@@ -1,5 +1,5 @@
 """Lo que importan los notebooks en una línea, cada cosa desde el módulo de su trabajo: las carpetas y el
-agente en un proceso aparte (``harness.notebook.workspace``), la caída dentro del kernel (``harness.crash``), las
+agente en un proceso aparte (``harness.notebook.workspace``), la caída dentro del kernel (``harness.crash``), entrar a una carpeta (``inside``), las
 tablas, archivos y código mostrados (``harness.notebook.display``) y los procesos que mueren con SIGKILL en un
 momento exacto (``harness.runs.kill_scripts``).
 
@@ -7,6 +7,7 @@ momento exacto (``harness.runs.kill_scripts``).
 """
 
 from harness.crash import crash_at
+from harness.defenses.workdir import inside
 from harness.notebook.display import same_file, show_disk, show_file, show_source, show_table
 from harness.notebook.workspace import Workspace
 from harness.runs.kill_scripts import kill_between_record_and_tool, kill_during_save
@@ -14,6 +15,7 @@ from harness.runs.kill_scripts import kill_between_record_and_tool, kill_during_
 __all__ = [
     "Workspace",
     "crash_at",
+    "inside",
     "kill_between_record_and_tool",
     "kill_during_save",
     "same_file",

@@ -2,12 +2,12 @@
 
 Antes de cada experimento de la lección, una celda guarda tu predicción en un diccionario con una
 clave por pregunta y ``...`` como valor («todavía sin escribir»; ``None`` puede ser una respuesta, como
-un ``pendingToolUse`` nulo). La celda del experimento termina con ``comparar(prediccion, observado)``:
-``observado`` sale de la corrida misma, nunca de un texto escrito a mano.
+un ``pendingToolUse`` nulo). La celda del experimento termina con ``compare(prediction, observed)``:
+``observed`` sale de la corrida misma, nunca de un texto escrito a mano.
 
     prediccion_reanudar = {"copias del reporte": ...}
     ...
-    comparar(prediccion_reanudar, {"copias del reporte": report_copies(demo / "report.txt")})
+    compare(prediccion_reanudar, {"copias del reporte": report_copies(demo / "report.txt")})
 """
 
 import json
@@ -58,12 +58,12 @@ def only_type_differs(guess, outcome):
     return isinstance(guess, str) and any(_plain(guess) == _plain(form) for form in forms)
 
 
-def _type_notes(guesses, observado):
+def _type_notes(guesses, observed):
     return [
         f"En «{key}» el valor coincide pero no el tipo: escribiste {_type_name(guess)} ({guess!r}) y "
-        f"pasó {_type_name(observado[key])} ({observado[key]!r})."
+        f"pasó {_type_name(observed[key])} ({observed[key]!r})."
         for key, guess in guesses.items()
-        if only_type_differs(guess, observado[key])
+        if only_type_differs(guess, observed[key])
     ]
 
 
@@ -82,32 +82,34 @@ def _mark(guess, outcome):
     return "✓" if matches(guess, outcome) else "✗"
 
 
-def _tally(guesses, observado):
+def _tally(guesses, observed):
     """Cuántas acertaste, o qué hacer si todavía no escribiste ninguna."""
     written = [key for key, guess in guesses.items() if guess is not Ellipsis]
     if not written:
         return ASK
-    right = sum(matches(guesses[key], observado[key]) for key in written)
+    right = sum(matches(guesses[key], observed[key]) for key in written)
     return f"Acertaste {right} de {len(written)}."
 
 
-def comparar(prediccion, observado):
+def compare(prediction, observed):
     """Una fila por pregunta (en el orden de tu predicción): lo que predijiste, lo que pasó en la corrida
     y ✓ o ✗; debajo, cuántas acertaste."""
     notes = []
-    if not isinstance(prediccion, dict):
+    if not isinstance(prediction, dict):
         notes.append("La predicción tiene que ser el diccionario de su celda, con una clave por pregunta.")
-        prediccion = {}
-    unknown = [str(key) for key in prediccion if key not in observado]
+        prediction = {}
+    unknown = [str(key) for key in prediction if key not in observed]
     if unknown:
         notes.append(f"Estas claves no son preguntas de este experimento: {', '.join(unknown)}.")
-    order = [key for key in prediccion if key in observado] + [
-        key for key in observado if key not in prediccion
+    order = [key for key in prediction if key in observed] + [
+        key for key in observed if key not in prediction
     ]
-    guesses = {key: prediccion.get(key, Ellipsis) for key in order}
+    guesses = {key: prediction.get(key, Ellipsis) for key in order}
     rows = [
-        [key, shown(guesses[key]), shown(observado[key]), _mark(guesses[key], observado[key])]
-        for key in order
+        [key, shown(guesses[key]), shown(observed[key]), _mark(guesses[key], observed[key])] for key in order
     ]
-    notes += _type_notes(guesses, observado)
-    show_table(HEADERS, rows, note=" ".join([*notes, _tally(guesses, observado)]))
+    notes += _type_notes(guesses, observed)
+    show_table(HEADERS, rows, note=" ".join([*notes, _tally(guesses, observed)]))
+
+
+comparar = compare  # el nombre de antes, para los notebooks ya repartidos

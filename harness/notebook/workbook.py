@@ -1,17 +1,17 @@
 """El taller: escribes el corazón del agente de la lección y lo pruebas como un proceso de verdad.
 
-    from harness.notebook.workbook import Taller
-    taller = Taller("taller_tu_agente.ipynb")
-    taller.comprobar("escritura")      # después de escribir save_checkpoint
-    taller.conformidad()               # al final: el nivel de la lección entero sobre tu agente
-    taller.produccion()                # un adelanto: las defensas de «De la lección a producción»
-    taller.desafio()                   # opcional: varias llamadas por turno (celdas «#| desafio»)
+    from harness.notebook.workbook import Workbook
+    workbook = Workbook("taller_tu_agente.ipynb")
+    workbook.check("escritura")        # después de escribir save_checkpoint
+    workbook.conformance()             # al final: el nivel de la lección entero sobre tu agente
+    workbook.production()              # un adelanto: las defensas de «De la lección a producción»
+    workbook.challenge()               # opcional: varias llamadas por turno (celdas «#| desafio»)
 
 Cada celda ``#| export`` que ejecutas queda anotada tal como la ejecutaste (no hace falta guardar el
-notebook): ``comprobar`` arma con ellas ``_trabajo/taller/agent.py``, en el orden del notebook, lo corre
+notebook): ``check`` arma con ellas ``_trabajo/taller/agent.py``, en el orden del notebook, lo corre
 en procesos nuevos contra la parte de la matriz de caídas que decide esa pieza y muestra una tabla:
 qué se esperaba, qué pasó, ✓ / ✗ y una pista que nombra el momento, sin darte el código. Lo que
-todavía no escribiste (un ``raise todavia_no(...)``, de ``harness.errors``) sale como «todavía no», nunca como una traza.
+todavía no escribiste (un ``raise not_yet(...)``, de ``harness.errors``) sale como «todavía no», nunca como una traza.
 """
 
 import ast
@@ -29,10 +29,11 @@ from harness.errors import HarnessError
 from harness.notebook.display import show_table
 from harness.notebook.export import EXPORT_MARKER, export_agent, export_cells
 
-# La marca de la celda del desafío opcional: no es del agente de la lección, solo de ``desafio()``.
+# La marca de la celda del desafío opcional: no es del agente de la lección, solo de ``challenge()``.
 CHALLENGE_MARKER = re.compile(r"#\|\s*desafio\s*")
-# Lo que queda en blanco de una celda «tu turno»: ``raise todavia_no("NOMBRE")``.
-STUB = re.compile(r"raise todavia_no\(\s*\"(\w+)\"\s*\)")
+# Lo que queda en blanco de una celda «tu turno»: ``raise not_yet("NOMBRE")`` (o ``todavia_no``, el
+# nombre de antes, en los talleres ya repartidos).
+STUB = re.compile(r"raise (?:not_yet|todavia_no)\(\s*\"(\w+)\"\s*\)")
 # Lo que decide cada pieza: mientras siga en blanco, todas sus filas dirían «todavía no» (cada corrida
 # pasa por ello), así que la comprobación lo dice sin correr procesos. None: la pieza corre siempre (una
 # fila de la terminal no pasa por ninguna pieza en blanco). Las que no están (las caídas enteras,
@@ -90,7 +91,7 @@ def _waiting(piece, blank):
     return title, [not_yet(title, "sus filas, con tu código", blank)]
 
 
-class Taller:
+class Workbook:
     """Las celdas ``#| export`` que ejecutaste, el agente que arman y sus comprobaciones."""
 
     def __init__(self, notebook):
@@ -103,7 +104,7 @@ class Taller:
         self.ran = {}  # id de la celda (o sus nombres) → su código, tal como se ejecutó por última vez
         self.failed = {}  # id de la celda (o sus nombres) → por qué falló su última ejecución
         self.challenge_ran = {}  # lo mismo, para las celdas del desafío opcional
-        self.lesson_passed = None  # (el agente que corrió taller.conformidad(), si pasó todo)
+        self.lesson_passed = None  # (el agente que corrió workbook.conformance(), si pasó todo)
         from IPython import get_ipython  # solo dentro de un kernel
 
         shell = get_ipython()
@@ -114,7 +115,7 @@ class Taller:
         for old in [
             cb
             for cb in shell.events.callbacks["post_run_cell"]
-            if isinstance(getattr(cb, "__self__", None), Taller)
+            if isinstance(getattr(cb, "__self__", None), Workbook)
         ]:
             shell.events.unregister(
                 "post_run_cell", old
@@ -125,7 +126,7 @@ class Taller:
         info = result.info
         code = info.raw_cell or ""
         first, _, rest = code.partition("\n")
-        # El desafío se anota aparte: sus funciones reemplazan a las tuyas solo en ``desafio()``.
+        # El desafío se anota aparte: sus funciones reemplazan a las tuyas solo en ``challenge()``.
         table = self.challenge_ran if CHALLENGE_MARKER.fullmatch(first) else self.ran
         if table is self.ran and not EXPORT_MARKER.fullmatch(first):
             return
@@ -188,7 +189,7 @@ class Taller:
         return found
 
     def blanks(self):
-        """Los nombres de lo que sigue en blanco en tu agente (cada ``raise todavia_no(...)``), en orden."""
+        """Los nombres de lo que sigue en blanco en tu agente (cada ``raise not_yet(...)``), en orden."""
         return [name for _, code in self.cells() for name in STUB.findall(code)]
 
     def _results(self, pieces):
@@ -204,7 +205,7 @@ class Taller:
         ran = iter(run_suite(Context(str(path), {}), ready) if ready else [])
         return [_waiting(p, waiting[p]) if p in waiting else next(ran) for p in pieces]
 
-    def comprobar(self, *pieces):
+    def check(self, *pieces):
         """Corre tu agente contra lo que deciden esas piezas y muestra la tabla (nunca lanza)."""
         self._show(lambda: self._results(list(pieces)))
 
@@ -215,11 +216,11 @@ class Taller:
         self.lesson_passed = (self.agent.read_text(encoding="utf-8"), all_passed(rows))
         return results
 
-    def conformidad(self):
+    def conformance(self):
         """El nivel de la lección entero sobre tu agente, como ``python -m harness.conformidad _trabajo/taller/agent.py``."""
         self._show(self._lesson_tier)
 
-    def produccion(self):
+    def production(self):
         """El nivel de producción sobre tu agente: qué defensas agrega el notebook siguiente. Corre solo
         cuando tu agente pasa el nivel de la lección: antes, cada fila fallaría por la lección, no por
         una defensa."""
@@ -229,18 +230,18 @@ class Taller:
             if blanks:
                 raise HarnessError(f"{PREVIEW_WAITS}; todavía no escribiste {', '.join(blanks)}.")
             if self.lesson_passed != (self.export().read_text(encoding="utf-8"), True):
-                self._lesson_tier()  # el agente cambió desde taller.conformidad() (o no corrió)
+                self._lesson_tier()  # el agente cambió desde workbook.conformance() (o no corrió)
             if not self.lesson_passed[1]:
-                raise HarnessError(f"{PREVIEW_WAITS}: taller.conformidad() muestra qué filas no dan ✓.")
+                raise HarnessError(f"{PREVIEW_WAITS}: workbook.conformance() muestra qué filas no dan ✓.")
             return run_suite(Context(str(self.agent), {}), list(PRODUCTION_PIECES))
 
         self._show(run, preview=True)
 
-    def desafio(self):
+    def challenge(self):
         """Tu agente con las celdas del desafío (varias llamadas por turno), contra las caídas de su guion."""
 
-        challenge = self.challenge_cells()
-        if not any(defined_names(code) - {"TASK", "ScriptedModel"} for _, code in challenge):
+        written = self.challenge_cells()
+        if not any(defined_names(code) - {"TASK", "ScriptedModel"} for _, code in written):
             print(
                 "Todavía no escribiste el desafío (es opcional): la celda «#| desafio» no define ninguna función."
             )
@@ -251,11 +252,16 @@ class Taller:
                 self.notebook,
                 self.agent.with_name("agent_varias.py"),
                 shown_as=f"tu taller, con el desafío ({self.notebook.name})",
-                cells=self.cells() + challenge,
+                cells=self.cells() + written,
             )
             return run_suite(Context(str(path), {}, several_calls=True), ["caidas"])
 
         self._show(run)
+
+    comprobar = check  # el nombre de antes, para los talleres ya repartidos
+    conformidad = conformance  # el nombre de antes, para los talleres ya repartidos
+    produccion = production  # el nombre de antes, para los talleres ya repartidos
+    desafio = challenge  # el nombre de antes, para los talleres ya repartidos
 
     def _show(self, results, preview=False):
         for line in self.edits_that_did_not_run():
@@ -278,3 +284,6 @@ class Taller:
             [[r.scenario, r.expected, r.got, r.status, r.hint] for r in rows],
         )
         print(summary(rows))
+
+
+Taller = Workbook  # el nombre de antes, para los talleres ya repartidos

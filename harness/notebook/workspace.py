@@ -7,14 +7,16 @@ work = Workspace("leccion_6_puntos_de_control.ipynb")   # _trabajo/leccion/, vac
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from harness.contract import CRASH_VAR, VARIANT_VAR
 from harness.defenses.workdir import fresh_dir, inside
 from harness.errors import HarnessError
 from harness.notebook.export import export_agent, export_cells
 from harness.runs.launcher import AgentRun, run_agent_process
+from harness.scenario import SAVE_A
 from harness.tools import prepare_task_files
 
 # Dónde empieza y termina el punto A en el run_agent de la lección (la variante «solo el punto B»).
-POINT_A_START, POINT_A_END = "—— Punto A", 'crash_point("after-save-a")'
+POINT_A_START, POINT_A_END = "—— Punto A", f'crash_point("{SAVE_A}")'
 
 
 class Workspace:
@@ -68,7 +70,7 @@ class Workspace:
 
     def terminal(self, workdir, resume=False, crash_after=None, variant=None, agent=None, env=None):
         """Corre el agente en un proceso nuevo, lo muestra como en la terminal y devuelve la corrida."""
-        shown = {"AGENT_VARIANT": variant, "CRASH_AFTER": crash_after, **(env or {})}
+        shown = {VARIANT_VAR: variant, CRASH_VAR: crash_after, **(env or {})}
         words = [f"{name}={_relative(value)}" for name, value in shown.items() if value]
         print(" ".join(["$", *words, self.command(agent), *["--resume"] * resume]))
         run = self.run(workdir, agent, resume=resume, crash_after=crash_after, variant=variant, env=env)

@@ -12,6 +12,9 @@ su salida del tope) se mata con SIGKILL todo lo que sea de ella:
   ``kill_adopted`` lo encuentra al terminar cada corrida aunque haya borrado su entorno y cerrado sus
   pipes.
 
+Así corre todo ``harness.runs.launcher.launch`` con ``orphans="kill"`` (lo de siempre); con «keep» (y sin
+sesión propia, si se pide) solo quedan el tope y el plazo, y lo que la corrida deja corriendo sigue.
+
 Un hijo que deja abierta la salida no hace esperar a la fila: la corrida termina cuando termina el
 proceso del agente, no cuando se cierra el pipe. En macOS quedan el grupo, el tope y el plazo (sin
 /proc no hay cómo encontrar a quien dejó el grupo); en Windows, solo el plazo (``_run_plain``).
@@ -23,6 +26,7 @@ intermedio costaría un proceso más por corrida y escondería la señal que mat
 
 import contextlib
 import ctypes
+import math
 import multiprocessing
 import os
 import selectors
@@ -77,22 +81,31 @@ def become_subreaper():
         return False
 
 
-def run_contained(args, *, cwd, env, timeout, cap=OUTPUT_CAP, servers=None):
+def run_contained(
+    args, *, cwd, env, timeout, cap=OUTPUT_CAP, servers=None, new_session=True, kill_orphans=True
+):
     """Corre ``args`` en ``cwd`` con ``env`` y devuelve su ``Outcome``; al volver, no queda vivo ningún
     proceso de la corrida que se pueda encontrar (grupo, marca, pipes). Con ``servers`` (``Servers``),
-    una corrida de este mismo intérprete nace de un servidor de corridas (``harness.runs.fork_server``)."""
+    una corrida de este mismo intérprete nace de un servidor de corridas (``harness.runs.fork_server``).
+    ``timeout`` o ``cap`` None: sin plazo, o sin tope. Sin ``new_session``, la corrida queda en el grupo
+    de quien la lanza; sin ``kill_orphans``, solo se detiene su proceso (si no terminó), y lo que haya
+    dejado corriendo sigue (``pg_ctl start``). Quien lanza usa ``harness.runs.launcher.launch``, que
+    llama aquí con sus opciones ya puestas en ``args`` y ``env``."""
     if os.name != "posix":
         return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
     mark = uuid.uuid4().hex
     with _started_lock:
         try:
-            proc, server = _start(args, cwd, {**env, RUN_MARK: mark}, servers)
+            proc, server = _start(args, cwd, {**env, RUN_MARK: mark}, servers, new_session)
         except OSError as err:  # el programa no existe o no se puede ejecutar: como en la terminal, 127
             return Outcome(127, "", f"no se pudo lanzar {args[0]}: {os_reason(err)}", "exit")
         _started.add(proc.pid)
     marks = {f"{RUN_MARK}={mark}", *(server.marks if server else ())}
     spared = {server.process.pid} if server else set()
-    kill = lambda inodes=frozenset(): _kill_run(proc, marks, inodes, spared)  # noqa: E731
+    if kill_orphans:
+        kill = lambda inodes=frozenset(): _kill_run(proc, marks, inodes, spared)  # noqa: E731
+    else:
+        kill = lambda inodes=frozenset(): _stop(proc)  # noqa: E731
     reader = _Reader(proc, cap)
     try:
         ended = reader.wait_exit(timeout)
@@ -123,9 +136,9 @@ def row_process(start):
             _started.discard(proc.pid)
 
 
-def _start(args, cwd, env, servers):
+def _start(args, cwd, env, servers, new_session):
     """(proceso, servidor): la corrida lanzada con ``Popen`` (servidor None) o nacida de un servidor
-    de corridas, con los mismos pipes y sin entrada estándar."""
+    de corridas (siempre en su sesión), con los mismos pipes y sin entrada estándar."""
     argv = fork_server.program(args) if servers is not None else None
     if argv is None:
         popen = subprocess.Popen(
@@ -135,7 +148,7 @@ def _start(args, cwd, env, servers):
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,
+            start_new_session=new_session,
         )
         return popen, None
     (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
@@ -232,7 +245,7 @@ class _Reader:
 
     def wait_exit(self, timeout):
         """Lee hasta que el proceso del agente termina: «exit», «timeout» u «overflow»."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (math.inf if timeout is None else timeout)
         while True:
             if self.proc.poll() is not None:
                 return "exit"
@@ -277,7 +290,7 @@ class _Reader:
                 self.selector.unregister(key.fd)
                 continue
             kept = self.data[key.fd]
-            room = self.cap - len(kept)
+            room = len(chunk) if self.cap is None else self.cap - len(kept)
             kept += chunk[: max(room, 0)]
             self.dropped[key.fd] += max(len(chunk) - max(room, 0), 0)
         return bool(ready)
@@ -294,6 +307,12 @@ class _Reader:
                 )
             out.append(text)
         return out[0], out[1]
+
+
+def _stop(proc):
+    """SIGKILL solo al proceso de la corrida, si sigue vivo (lo que dejó corriendo no se toca)."""
+    if proc.poll() is None:
+        proc.kill()
 
 
 def _pidfd(pid):

@@ -1,37 +1,53 @@
-"""Un servidor de corridas de Python: un intérprete que ya arrancó e importó el arnés y, por cada corrida
-que se le pide, hace ``fork``. La corrida es un proceso real y propio (su sesión, sus stdin/stdout/stderr,
-su directorio, su entorno y sus argumentos), que corre el archivo pedido como ``__main__`` (o un módulo,
-como ``python -m``) y muere de verdad; solo se ahorra arrancar el intérprete e importar lo que ya estaba
-importado (casi todo el costo de una corrida corta).
+"""El servidor de corridas de Python: un intérprete que ya arrancó e importó lo caro una vez y, por cada
+corrida que se le pide, hace ``fork``. La corrida es un proceso real y propio (su sesión, sus
+descriptores, su directorio, su entorno y sus argumentos) que corre el archivo pedido como ``__main__``
+(o un módulo, como ``python -m``) y muere de verdad; solo se ahorra arrancar el intérprete e importar lo
+que ya estaba importado (casi todo el costo de una corrida corta).
 
     server = Server(env)                     # en quien lanza las corridas
     run = server.spawn(argv, cwd, env, fds)  # argv: [archivo.py, *args] o ["-m", módulo, *args]
 
-Un servidor atiende una corrida a la vez (quien corre varias a la vez usa un servidor por hilo): así
-todo proceso que lleve su marca (``SERVER_MARK``, en el entorno con que nació el servidor, que es el que
-``/proc/PID/environ`` muestra de cada ``fork`` suyo) es de la corrida en curso, y se puede matar aunque
-haya dejado el grupo. Lo genérico de nacer de un fork lo usan también los otros servidores: ``adopt`` y
-``exit_code`` el de DBOS de «Más allá» (``harness.beyond.preload``), ``exit_code`` y ``shut_down`` el del
-Nivel 2.
+Es el único del curso: lo que cambia de un uso a otro son parámetros de ``Server``.
+
+- La suite de conformidad (``harness.runs.containment``): importa el arnés (``PRELOAD``); un servidor
+  por hilo y por entorno de arranque (``startup_env``).
+- El Nivel 2 de la calificación (``solutions/grading/witness.py``): aislado (``prefix``, como init de
+  su espacio de PIDs) y con ``hooks``, el testigo que vigila cada corrida en vez de solo esperarla.
+- «Más allá» (``harness.beyond.preload``): importa DBOS, escucha además en un socket con nombre
+  (``listen``), al que el proceso que lanzó una persona le pasa su corrida (``relay``), y prepara una
+  vez, en un fork desechable (``warm_up``), la base vacía que copian sus corridas.
+
+Un pedido es JSON (argv, cwd, env) con descriptores: los primeros ``fds`` serán los 0, 1, 2… de la
+corrida; los demás, de ``supervise``. Se responde el pid y, al terminar, el código de salida (negativo:
+la señal que la mató). Mientras corre, «kill» (o que quien la pidió se vaya) la mata. Una conexión
+atiende una corrida a la vez; todo proceso con la marca de su servidor (``SERVER_MARK``, en el entorno
+con que nació, que es el que ``/proc/PID/environ`` muestra de cada ``fork`` suyo) es de una corrida suya.
 """
 
+import gc
+import importlib
+import importlib.util
+import io
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
 import types
 
+from harness.contract import JITTER_VAR, MAX_TURNS_VAR
+
 # La marca del servidor en su entorno (la heredan en ``/proc`` sus forks, aunque cambien su os.environ).
 SERVER_MARK = "HARNESS_RUN_SERVER_MARK"
 # Lo que el arnés lee del entorno al importarse: con otro valor, el módulo ya importado mentiría.
-IMPORT_TIME = ("AGENT_MAX_TURNS", "AGENT_JITTER_MS")
+IMPORT_TIME = (MAX_TURNS_VAR, JITTER_VAR)
 # Lo que el intérprete lee al arrancar: una corrida que lo cambia necesita otro servidor.
 _STARTUP_NAMES = ("LANG", "LC_ALL", "LC_CTYPE", *IMPORT_TIME)
-# Lo que se importa una vez, antes de los forks: lo que importa un agente de la lección y el driver de
-# la suite. Lo que lee el entorno al importarse (``IMPORT_TIME``) también: un servidor atiende solo
-# corridas con los mismos valores que él (``startup_env``).
+# Lo que se importa una vez, antes de los forks, si no se pide otra cosa: lo que importa un agente de
+# la lección y el driver de la suite. Lo que lee el entorno al importarse (``IMPORT_TIME``) también: un
+# servidor así atiende solo corridas con los mismos valores que él (``startup_env``).
 PRELOAD = (
     "runpy",
     "harness.base_loop",
@@ -49,6 +65,11 @@ PRELOAD = (
     "harness.defenses.workdir",
 )
 MESSAGE = 1 << 20
+MAX_FDS = 8  # por pedido: los de la corrida y los de ``supervise``
+RELAYED = ("SIGINT", "SIGTERM", "SIGHUP")  # lo que ``relay`` le pasa a la corrida
+
+# ¿Es este proceso una corrida nacida de un servidor? (Entonces ``relay`` no la vuelve a pedir.)
+_served = False
 
 
 def startup_env(env):
@@ -69,17 +90,39 @@ def program(args):
 # —— En la corrida (el hijo del fork) ——
 
 
-def adopt(fds, cwd, env):
-    """Lo que hace de un fork una corrida nueva: sus descriptores 0, 1 y 2, su directorio y su entorno."""
+def _adopt(fds, cwd, env):
+    """Lo que hace de un fork una corrida nueva: sus descriptores 0, 1, 2…, su directorio, su entorno y
+    los sys.stdin/stdout/stderr que Python le daría al arrancar con ese entorno (el del servidor puede
+    ser otro)."""
     for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-        os.close(fd)
+        if fd != target:
+            os.dup2(fd, target)
+            os.close(fd)
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
+    sys.stdin = sys.__stdin__ = _stream(0)
+    sys.stdout = sys.__stdout__ = _stream(1)
+    sys.stderr = sys.__stderr__ = _stream(2)
 
 
-def exit_code(done):
+def _stream(fd):
+    """Un stream de texto nuevo sobre ``fd``, con la codificación y el búfer del arranque de Python."""
+    encoding = (os.environ.get("PYTHONIOENCODING") or "utf-8").split(":")[0] or "utf-8"
+    if fd == 0:
+        return io.TextIOWrapper(open(0, "rb", closefd=False), encoding=encoding)  # noqa: SIM115
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    raw = open(fd, "wb", buffering=0 if unbuffered else -1, closefd=False)  # noqa: SIM115 (dura la corrida)
+    return io.TextIOWrapper(
+        raw,
+        encoding=encoding,
+        errors="backslashreplace" if fd == 2 else "strict",
+        line_buffering=fd == 2 or os.isatty(fd),
+        write_through=unbuffered,
+    )
+
+
+def _exit_code(done):
     """El código de salida de un ``SystemExit``, como lo da el intérprete (un texto va a stderr: 1)."""
     if done.code is None or isinstance(done.code, int):
         return done.code or 0
@@ -96,15 +139,21 @@ def _own_frames(tb):
 
 
 def _execute(argv):
-    """Corre ``argv`` como lo haría ``python``: un archivo como ``__main__`` o ``-m`` módulo."""
+    """Corre ``argv`` como lo haría ``python``: un archivo como ``__main__`` o ``-m`` módulo, con la
+    carpeta del archivo (o la actual) primera en la ruta de módulos, salvo con ``PYTHONSAFEPATH``."""
     if argv[0] == "-m":
         import runpy
 
         sys.argv = argv[1:]
+        if not sys.flags.safe_path:
+            sys.path[0] = os.getcwd()
+        sys.modules.pop(argv[1], None)  # si ya estaba importado, corre como __main__ igual que con python
         runpy._run_module_as_main(argv[1])  # lo mismo que hace ``python -m``
         return
     path = os.path.abspath(argv[0])
-    sys.argv, sys.path[0] = list(argv), os.path.dirname(path)
+    sys.argv = list(argv)
+    if not sys.flags.safe_path:
+        sys.path[0] = os.path.dirname(path)
     main = types.ModuleType("__main__")
     main.__file__, main.__builtins__, main.__spec__ = argv[0], __builtins__, None
     sys.modules["__main__"] = main
@@ -113,19 +162,21 @@ def _execute(argv):
     exec(code, main.__dict__)
 
 
-def _run(spec, fds, ready, go):
+def _run(request, fds, ready, go, sigint):
     """La corrida: nunca vuelve al bucle del servidor; devuelve su código (el intérprete termina como
     siempre: atexit, hilos, vaciar stdout) o muere por SIGINT como ``python`` con un Ctrl-C sin atrapar."""
+    global _served
+    _served = True
     os.setsid()
     os.close(ready)  # el servidor ya puede decir el pid: la corrida tiene su propio grupo
     os.read(go, 1)  # y empieza cuando quien la pidió ya sabe su pid (aunque después mate al servidor)
     os.close(go)
-    adopt(fds, spec["cwd"], spec["env"])
-    signal.signal(signal.SIGINT, spec.pop("sigint"))  # la del intérprete al arrancar: el servidor la ignora
+    _adopt(fds, request["cwd"], request["env"])
+    signal.signal(signal.SIGINT, sigint)  # la del intérprete al arrancar: el servidor la ignora
     try:
-        _execute(spec["argv"])
+        _execute(request["argv"])
     except SystemExit as done:
-        return exit_code(done)
+        return _exit_code(done)
     except BaseException as err:  # noqa: BLE001 (como el intérprete: la traza a stderr)
         err = err.with_traceback(_own_frames(err.__traceback__))  # la que se imprime es la del error
         sys.excepthook(type(err), err, err.__traceback__)
@@ -140,37 +191,157 @@ def _run(spec, fds, ready, go):
 # —— El servidor ——
 
 
-def serve(sock):
-    """Atiende pedidos hasta que se cierra el socket; en el hijo de cada fork, devuelve su código."""
-    for name in PRELOAD:
-        __import__(name)
+def main(fd, config):
+    """El proceso del servidor (lo arranca ``Server``): atiende hasta que se cierra su socket ``fd``; en
+    el hijo de cada fork, devuelve el código de su corrida."""
+    config = json.loads(config)
+    control = socket.socket(fileno=int(fd))
+    # Escucha antes de importar: quien llega mientras tanto espera ese import, en vez de hacer el suyo.
+    listener = _listen(config["listen"]) if config["listen"] else None
+    for name in config["preload"]:
+        importlib.import_module(name)
+    hooks = _load_hooks(config["hooks"])
+    if hasattr(hooks, "start"):
+        hooks.start()
+    if config["warm_up"]:
+        _warm_up(*config["warm_up"])
+    # Lo importado queda fuera del recolector de basura: ninguna corrida lo recorre, ni al recolectar ni
+    # al terminar (con DBOS, un décimo de segundo por corrida), y sus páginas siguen compartidas.
+    gc.freeze()
     # Lo apaga su socket, no un Ctrl-C; cada corrida recibe la que tendría un intérprete recién
     # arrancado con lo que heredó el servidor (el manejador de Python, o SIG_IGN si la heredó ignorada).
     sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    code = _accept(listener, control, hooks, sigint) if listener else _attend(control, hooks, sigint)
+    return 0 if code is None else code
+
+
+def _listen(path):
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(path)
+    listener.listen(16)
+    return listener
+
+
+def _load_hooks(path):
+    """Los ganchos del archivo ``path`` (un .py suelto: puede venir prestado a un aislamiento donde su
+    paquete no está), o ninguno."""
+    if not path:
+        return types.SimpleNamespace()
+    spec = importlib.util.spec_from_file_location("fork_server_hooks", path)
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    return hooks
+
+
+def _warm_up(module, function, *args):
+    """``module.function(*args)`` una vez, en un fork desechable que el servidor espera: lo que deja
+    (hilos, una base abierta) muere con él y los forks del servidor nacen limpios. Si falla, nada: quien
+    usa lo que prepara tiene que poder seguir sin ello."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            getattr(importlib.import_module(module), function)(*args)
+        except BaseException:  # noqa: BLE001 (sin lo que prepara, cada corrida lo hace ella misma)
+            os._exit(1)
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _accept(listener, control, hooks, sigint):
+    """Con socket con nombre: cada conexión la atiende un fork propio del servidor (varias corridas a la
+    vez); termina cuando se cierra ``control``. None, o en el hijo de cada fork, el código de su corrida."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # cada encargado se recoge solo
     while True:
-        message, fds, _, _ = socket.recv_fds(sock, MESSAGE, 3)
+        if control in select.select([listener, control], [], [])[0]:
+            return None
+        conn, _ = listener.accept()
+        if os.fork() == 0:
+            listener.close()
+            control.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # para esperar a su corrida
+            code = _attend(conn, hooks, sigint)
+            if code is None:
+                os._exit(0)
+            return code
+        conn.close()
+
+
+def _attend(conn, hooks, sigint):
+    """Las corridas que pide quien está al otro lado de ``conn``, una tras otra, hasta que cierra: None;
+    en el hijo de cada fork, el código de su corrida."""
+    while True:
+        message, fds, _, _ = socket.recv_fds(conn, MESSAGE, MAX_FDS)
         if not message:
-            return 0
+            return None
+        if not fds:
+            continue  # un «kill» que llegó cuando su corrida ya había terminado
+        request = json.loads(message)
+        run_fds, hook_fds = fds[: request["fds"]], fds[request["fds"] :]
         (ready_r, ready_w), (go_r, go_w) = os.pipe(), os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            sock.close()
-            for fd in (ready_r, go_w):
+            conn.close()
+            for fd in (ready_r, go_w, *hook_fds):
                 os.close(fd)
-            return _run({**json.loads(message), "sigint": sigint}, fds, ready_w, go_r)
-        for fd in (*fds, ready_w, go_r):
+            return _run(request, run_fds, ready_w, go_r, sigint)
+        for fd in (*run_fds, ready_w, go_r):
             os.close(fd)
-        os.read(ready_r, 1)  # el hijo ya está en su sesión (o murió): se lo puede matar por grupo
-        os.close(ready_r)
-        sock.send(json.dumps({"pid": pid}).encode())
-        os.close(go_w)
-        _, status = os.waitpid(pid, 0)
-        sock.send(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}).encode())
+        _oversee(conn, pid, ready_r, go_w, getattr(hooks, "supervise", _watch), request, hook_fds)
 
 
-# —— Quien lanza las corridas ——
+def _oversee(conn, pid, ready, go, supervise, request, hook_fds):
+    """Del lado del servidor: dice el pid cuando la corrida ya está en su sesión, la deja empezar, la
+    vigila hasta que termina (``supervise``) y dice su código."""
+    os.read(ready, 1)  # el hijo ya está en su sesión (o murió): se lo puede matar por grupo
+    os.close(ready)
+    _send(conn, {"pid": pid})
+    os.close(go)
+    supervise(conn, pid, request, hook_fds)
+    _, status = os.waitpid(pid, 0)
+    _reap_orphans()
+    _send(conn, {"returncode": os.waitstatus_to_exitcode(status)})
+
+
+def _send(conn, reply):
+    try:
+        conn.send(json.dumps(reply).encode())
+    except OSError:  # quien la pidió ya no está (y la corrida, si sigue, muere: ``_watch``)
+        pass
+
+
+def _watch(conn, pid, _request, fds):
+    """Sin ganchos: hasta que la corrida termina; si quien la pidió dice «kill» o se va (sin él, nadie
+    espera su código: como si hubiera muerto el proceso que la pidió), muere su grupo."""
+    for fd in fds:
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)  # se puede leer cuando la corrida termina
+    try:
+        while pidfd not in select.select([conn, pidfd], [], [])[0]:
+            if conn.recv(16) in (b"", b"kill"):
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                return
+    finally:
+        os.close(pidfd)
+
+
+def _reap_orphans():
+    """Recoge a los hijos que ya murieron: huérfanos de la corrida que este proceso adoptó (el init de
+    un aislamiento los adopta a todos)."""
+    while True:
+        try:
+            found, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if not found:
+            return
+
+
+# —— Quien pide las corridas ——
 
 
 def available():
@@ -178,27 +349,27 @@ def available():
     return hasattr(socket, "send_fds") and hasattr(os, "pidfd_open") and sys.platform.startswith("linux")
 
 
-def shut_down(sock, process, timeout=10):
-    """Apaga un servidor: cierra su socket (sale al leer el fin) y lo espera; si no sale, SIGKILL."""
-    sock.close()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 class Server:
-    """Un servidor, arrancado con ``env`` (``startup_env`` de las corridas que hará); ``close`` lo apaga."""
+    """Un servidor arrancado con ``env``; ``close`` lo apaga. Lo que cambia de un uso a otro:
 
-    def __init__(self, env):
+    - ``preload``: los módulos que importa una vez, antes de los forks;
+    - ``listen``: la ruta de un socket donde también escucha (``relay``), además del de ``spawn``;
+    - ``warm_up``: (módulo, función, *args) que corre una vez, en un fork desechable, antes de atender;
+    - ``hooks``: la ruta de un .py con ``start()`` (una vez, en el servidor) y ``supervise(conn, pid,
+      request, fds)`` (por corrida, en vez de solo esperarla; termina cuando ella terminó o la mató);
+    - ``prefix``: el comando que envuelve al servidor (un aislamiento)."""
+
+    def __init__(self, env, *, preload=PRELOAD, listen=None, warm_up=None, hooks=None, prefix=()):
         self.mark = os.urandom(16).hex()
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        full = {**env, SERVER_MARK: self.mark, "PYTHONIOENCODING": "utf-8"}
+        config = {"preload": list(preload), "listen": listen, "warm_up": warm_up, "hooks": hooks}
+        command = [*prefix, sys.executable, "-m", "harness.runs.fork_server", str(theirs.fileno())]
         try:
+            # En su propia sesión: ni un Ctrl-C de la terminal ni quien apaga el grupo de quien lo
+            # arrancó (ipykernel) lo alcanzan. Lo apaga su socket.
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.runs.fork_server", str(theirs.fileno())],
-                env=full,
+                [*command, json.dumps(config)],
+                env={**env, SERVER_MARK: self.mark},
                 cwd="/",
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -206,55 +377,131 @@ class Server:
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
             )
+        except BaseException:
+            self.sock.close()
+            raise
         finally:
             theirs.close()
         self.marks = (f"{SERVER_MARK}={self.mark}",)
 
-    def spawn(self, argv, cwd, env, fds):
-        """Una corrida: ``fds`` son sus stdin, stdout y stderr (se cierran aquí). Un ``Served``."""
-        message = json.dumps({"argv": argv, "cwd": cwd, "env": env}).encode()
+    def spawn(self, argv, cwd, env, fds, hook_fds=()):
+        """Una corrida (un ``Run``): ``fds`` serán sus 0, 1, 2… (se cierran aquí); ``hook_fds`` van a
+        ``supervise`` (siguen siendo de quien llama)."""
+        request = {"argv": argv, "cwd": cwd, "env": env, "fds": len(fds)}
         try:
-            socket.send_fds(self.sock, [message], list(fds))
-            reply = self.sock.recv(MESSAGE)
+            return Run(self.sock, _ask(self.sock, request, [*fds, *hook_fds]))
         finally:
             for fd in fds:
                 os.close(fd)
-        if not reply:
-            raise OSError("el servidor de corridas terminó antes de tiempo")
-        return Served(self, json.loads(reply)["pid"])
 
-    def close(self):
-        shut_down(self.sock, self.process)
+    def close(self, timeout=10):
+        """Cierra su socket (sale al leer el fin) y lo espera; si no sale, SIGKILL."""
+        self.sock.close()
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
-class Served:
+def _ask(sock, request, fds):
+    """Manda el pedido y devuelve el pid de la corrida."""
+    socket.send_fds(sock, [json.dumps(request).encode()], list(fds))
+    reply = sock.recv(MESSAGE)
+    if not reply:
+        raise OSError("el servidor de corridas terminó antes de tiempo")
+    return json.loads(reply)["pid"]
+
+
+class Run:
     """Una corrida del servidor, con lo de ``Popen`` que usa quien la espera: ``pid``, ``poll``,
-    ``wait`` y ``returncode``; ``exit_fd`` se puede leer cuando terminó. Si el servidor murió (la
-    corrida lo mató), su código es -9: nadie más puede saberlo."""
+    ``wait``, ``kill`` y ``returncode``; ``exit_fd`` se puede leer cuando terminó. Si el servidor
+    murió (la corrida lo mató), su código es -9: nadie más puede saberlo."""
 
-    def __init__(self, server, pid):
-        self.server, self.pid, self.returncode = server, pid, None
-        self.exit_fd = server.sock.fileno()
+    args = ("servidor de corridas",)  # no es sys.executable: se mata con ``kill``, como un aislado
+
+    def __init__(self, sock, pid):
+        self.sock, self.pid, self.returncode = sock, pid, None
+        self.exit_fd = sock.fileno()
 
     def poll(self):
         if self.returncode is None:
-            self.server.sock.setblocking(False)
+            self.sock.setblocking(False)
             try:
-                self._take(self.server.sock.recv(MESSAGE))
+                self._take(self.sock.recv(MESSAGE))
             except BlockingIOError:
                 pass
             finally:
-                self.server.sock.setblocking(True)
+                self.sock.setblocking(True)
         return self.returncode
 
-    def wait(self):
+    def wait(self, timeout=None):
         if self.returncode is None:
-            self._take(self.server.sock.recv(MESSAGE))
+            self.sock.settimeout(timeout)
+            try:
+                reply = self.sock.recv(MESSAGE)
+            except TimeoutError:
+                raise subprocess.TimeoutExpired(self.args[0], timeout) from None
+            finally:
+                self.sock.settimeout(None)
+            self._take(reply)
         return self.returncode
+
+    def kill(self):
+        if self.returncode is None:
+            try:
+                self.sock.send(b"kill")
+            except OSError:  # el servidor ya no está: la corrida tampoco
+                pass
 
     def _take(self, reply):
         self.returncode = json.loads(reply)["returncode"] if reply else -signal.SIGKILL
 
 
+def relay(path, argv, held=None):
+    """En el proceso que lanzó una persona: si un servidor escucha en ``path``, la corrida de ``argv``
+    la hace un fork suyo, con los 0, 1 y 2, el directorio y el entorno de este proceso; este le reenvía
+    Ctrl-C, SIGTERM y SIGHUP (y la que ``held()`` dice que llegó antes) y sale como ella: con su código
+    o muerto por la misma señal. Sin servidor (o si este proceso ya es una corrida suya), vuelve."""
+    if _served:
+        return
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "fds": 3}
+    try:
+        sock.connect(path)
+        run = Run(sock, _ask(sock, request, [0, 1, 2]))
+    except (OSError, ValueError):  # el servidor no está o no responde: la corrida de siempre
+        sock.close()
+        return
+    for name in RELAYED:  # la señal es para la corrida; este proceso solo espera su código
+        signal.signal(getattr(signal, name), lambda signum, _frame: _forward(run.pid, signum))
+    if held and held():
+        _forward(run.pid, held())
+    _exit_like(run.wait())
+
+
+def _forward(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def _exit_like(code):
+    """Sale con ``code``; si es negativo (a la corrida la mató esa señal), muere de la misma señal, para
+    que quien espera a este proceso vea lo mismo que vería sin el servidor."""
+    if code < 0:
+        try:
+            signal.signal(-code, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL no se puede cambiar (ni hace falta)
+            pass
+        os.kill(os.getpid(), -code)
+    os._exit(128 - code if code < 0 else code)
+
+
 if __name__ == "__main__":
-    sys.exit(serve(socket.socket(fileno=int(sys.argv[1]))))
+    # Desde el módulo importado, no desde ``__main__``: una corrida que importa este módulo (``relay``)
+    # ve el estado que el servidor le dejó (``_served``).
+    from harness.runs.fork_server import main as serve
+
+    sys.exit(serve(*sys.argv[1:]))

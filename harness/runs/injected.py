@@ -12,12 +12,10 @@ guionado, envuelto para que haga lo que hace un modelo real (o lo que le pasa a 
 """
 
 import os
-import subprocess
 import sys
 
 from harness.errors import HarnessError
-from harness.runs.launcher import AgentRun, agent_command, default_signals, load_agent
-from harness.runs.strace_log import STRACE
+from harness.runs.launcher import PIPE, QUIET_STRACE, AgentRun, agent_command, agent_run, load_agent, start
 from harness.scenario import TURNS
 from harness.scripted_model import Message, ScriptedModel, TextBlock, ToolUseBlock
 from harness.tools import NOTES_PATH
@@ -99,32 +97,15 @@ def _command(workdir, agent, model, resume=False, crash_after=None, env=None):
 
 def run_with_model(workdir, *, agent, model, resume=False, crash_after=None, env=None, timeout=60):
     """El agente en ``workdir`` con el modelo ``model`` (una clave de ``MODELS``), hasta que termina."""
-    return _finished(*_command(workdir, agent, model, resume, crash_after, env), workdir, timeout)
-
-
-def _finished(args, env, workdir, timeout=60):
-    """La corrida de ``args`` en ``workdir``, hasta que termina."""
-    done = subprocess.run(
-        args, cwd=workdir, env=env, capture_output=True, text=True, encoding="utf-8", timeout=timeout
-    )
-    return AgentRun(done.returncode, done.stdout, done.stderr)
+    args, full_env = _command(workdir, agent, model, resume, crash_after, env)
+    return agent_run(args, cwd=workdir, env=full_env, timeout=timeout)
 
 
 def start_with_model(workdir, *, agent, model="espera", env=None):
     """El agente arrancado con el modelo ``model``, sin esperarlo; con «espera», vuelve cuando el
     proceso ya espera la respuesta del turno 3 (leyó ``WAITING``, un evento y no un tiempo)."""
     args, full_env = _command(workdir, agent, model, env=env)
-    proc = subprocess.Popen(
-        args,
-        cwd=workdir,
-        env=full_env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        preexec_fn=default_signals,
-    )
+    proc = start(args, cwd=workdir, env=full_env, new_session=False, default_signals=True, stdin=PIPE)
     first = proc.stderr.readline().strip() if model == "espera" else WAITING
     if first != WAITING:  # la primera línea de stderr es el error que lo terminó
         proc.kill()
@@ -144,14 +125,12 @@ def finish(proc, send=None):
 def run_with_strace(workdir, *, agent, path, inject, resume=False, env=None):
     """El agente con strace haciendo fallar cada llamada ``inject`` (p. ej. ``openat:error=EIO``) que
     toca ``path`` dentro de ``workdir``: una falla del sistema de verdad, que dura."""
-    if not STRACE:
-        raise HarnessError("Esto necesita strace (Linux): instálalo, por ejemplo con apt install strace.")
     args, full_env = agent_command(workdir, agent=agent, resume=resume, env=env)
     syscall = inject.partition(":")[0]
     target = os.path.join(os.path.abspath(workdir), path)
-    prefix = [STRACE, "-qq", "-o", os.devnull, "-P", target]  # solo las llamadas que tocan ``path``
-    prefix += ["-e", f"trace={syscall}", "-e", f"inject={inject}"]
-    return _finished([*prefix, *args], full_env, workdir)
+    options = [*QUIET_STRACE, "-P", target]  # solo las llamadas que tocan ``path``
+    options += ["-e", f"trace={syscall}", "-e", f"inject={inject}"]
+    return agent_run(args, cwd=workdir, env=full_env, strace=options)
 
 
 def main(argv):

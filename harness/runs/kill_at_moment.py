@@ -33,8 +33,8 @@ import sys
 import time
 from typing import NamedTuple
 
-from harness.contract import EFFECTS_FILE, crash_message
-from harness.runs.launcher import load_agent
+from harness.contract import CRASH_VAR, EFFECTS_FILE, LESSON_AGENT_VAR, crash_message
+from harness.runs.launcher import load_agent, start
 
 # Qué nombres recibe la función de la persona (y nada más): el contrato del Nivel 2, parte B.
 FUNCTION_NAME = "run_tool_uses_fixed"
@@ -185,7 +185,7 @@ class Witness:
         from harness import crash, tools
         from harness.defenses import durable
 
-        self.crash_after = env.get("CRASH_AFTER", "")
+        self.crash_after = env.get(CRASH_VAR, "")
         self.counts = {}
         self.real_write, self.tools = durable.write_durable, dict(tools.TOOL_IMPLS)
         self.simulated = crash
@@ -221,14 +221,14 @@ class Witness:
             raise ValueError(f"crash_point: tipo desconocido {kind}")
         self.counts[kind] = self.counts.get(kind, 0) + 1
         label = f"{kind}:{self.counts[kind]}"
-        saved, os.environ["CRASH_AFTER"] = os.environ.get("CRASH_AFTER"), self.crash_after
+        saved, os.environ[CRASH_VAR] = os.environ.get(CRASH_VAR), self.crash_after
         try:
             wanted = self.simulated.crash_after()  # valida la etiqueta como crash_point
         finally:
             if saved is None:
-                os.environ.pop("CRASH_AFTER", None)
+                os.environ.pop(CRASH_VAR, None)
             else:
-                os.environ["CRASH_AFTER"] = saved
+                os.environ[CRASH_VAR] = saved
         if label != wanted:
             return None
         events.append(("caida", label))
@@ -252,7 +252,7 @@ def _child(spec):
         os.close(spec["nonce_fd"])
         probe = _Probe(nonce, spec["events_fd"], spec["stop_at"])
     probe.install()
-    os.environ["LESSON_AGENT"] = spec["agent"]
+    os.environ[LESSON_AGENT_VAR] = spec["agent"]
     os.chdir(spec["workdir"])
     if spec.get("script"):
         import runpy
@@ -308,7 +308,7 @@ def run_and_kill(
         content=content,
         script=script and os.path.abspath(script),
     )
-    full_env = {k: v for k, v in os.environ.items() if k != "CRASH_AFTER"}
+    full_env = {k: v for k, v in os.environ.items() if k != CRASH_VAR}
     full_env.update(env or {}, PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1")
     # Con testigo, por aquí va la decisión de cada aviso: seguir («c») o matar («k»).
     decide_r, decide_w = os.pipe()
@@ -336,14 +336,14 @@ def _popen(prefix, spec, env):
     spec_path = os.path.join(spec["workdir"], ".ejecucion.json")
     with open(spec_path, "w", encoding="utf-8") as f:
         json.dump(spec, f)
-    return subprocess.Popen(
-        [*prefix, sys.executable, "-m", "harness.runs.kill_at_moment", spec_path],
+    return start(
+        [sys.executable, "-m", "harness.runs.kill_at_moment", spec_path],
         cwd=spec["workdir"],
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        sandbox=prefix,
+        new_session=not prefix,
+        text=False,
         pass_fds=(spec["nonce_fd"], spec["events_fd"]),
-        start_new_session=not prefix,
     )
 
 

@@ -1,36 +1,26 @@
 """Procesos de verdad que mueren con SIGKILL en un momento exacto de un guardado o del registro: cada uno
-avisa que llegó y recién entonces se lo mata (un evento, no un tiempo)."""
+avisa que llegó y recién entonces se lo mata (un evento, no un tiempo).
+
+    python -m harness.runs.kill_scripts AGENTE CHECKPOINT_JSON   # el proceso de ``kill_during_save``
+"""
 
 import json
-import subprocess
+import os
+import signal
 import sys
 
 from harness.errors import HarnessError
+from harness.runs.launcher import load_agent, start
 
 SAVE_PAUSED = "temporal escrito; el rename todavía no"
-_KILL_DURING_SAVE = f"""
-import json, os, signal, sys
-from harness.runs.launcher import load_agent
-agent = load_agent(sys.argv[1])
-def replace(src, dst):  # el temporal ya está entero: el proceso se queda justo antes del rename
-    print({SAVE_PAUSED!r}, flush=True)
-    signal.pause()
-os.replace = replace
-agent.save_checkpoint(json.loads(sys.argv[2]))
-"""
 
 
 def kill_during_save(workdir, agent, cp):
     """Un proceso nuevo guarda ``cp`` con el ``save_checkpoint`` de ``agent`` y muere con SIGKILL a mitad
     del guardado: el temporal escrito, el rename sin hacer. Se lo mata cuando avisa que llegó ahí (un
     evento, no un tiempo). Devuelve su código de salida (-9: SIGKILL)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _KILL_DURING_SAVE, str(agent), json.dumps(cp)],
-        cwd=workdir,
-        stdout=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
+    args = [sys.executable, "-m", "harness.runs.kill_scripts", str(agent), json.dumps(cp)]
+    proc = start(args, cwd=workdir, new_session=False, stderr=None)
     try:
         arrived = proc.stdout.readline().strip() == SAVE_PAUSED
     finally:
@@ -40,6 +30,19 @@ def kill_during_save(workdir, agent, cp):
     if not arrived:
         raise HarnessError("el proceso terminó antes de llegar al rename: ¿save_checkpoint usa os.replace?")
     return proc.returncode
+
+
+def pause_before_rename(agent_path, cp):
+    """En el proceso de ``kill_during_save``: guarda ``cp`` con el agente de ``agent_path`` y, con el
+    temporal ya entero, avisa ``SAVE_PAUSED`` y se queda quieto justo antes del rename (hasta el SIGKILL)."""
+    agent = load_agent(agent_path)
+
+    def replace(src, dst):
+        print(SAVE_PAUSED, flush=True)
+        signal.pause()
+
+    os.replace = replace
+    agent.save_checkpoint(cp)
 
 
 def kill_between_record_and_tool(workdir, agent, fn, call):
@@ -52,3 +55,7 @@ def kill_between_record_and_tool(workdir, agent, fn, call):
     return run_and_kill(
         workdir, agent=agent, stop_at=BETWEEN, function=fn.__name__, source=cell_source(fn), content=[call]
     )
+
+
+if __name__ == "__main__":
+    pause_before_rename(sys.argv[1], json.loads(sys.argv[2]))

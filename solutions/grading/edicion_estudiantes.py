@@ -20,11 +20,11 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import nbformat
 
+from harness.runs.launcher import launch
 from solutions.grading import paths
 
 # Lo que va, por prefijo de la ruta relativa a la raíz.
@@ -62,17 +62,12 @@ class EditionError(Exception):
 def tracked_files(root=paths.ROOT):
     """Las rutas relativas de lo que hay en ``root`` y git no ignora (sin git: todo, salvo lo oculto y
     las cachés)."""
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            check=True,
-            text=True,
-            encoding="utf-8",
-        )
+    done = launch(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root, timeout=None
+    )
+    if done.returncode == 0:
         found = [p for p in done.stdout.split("\0") if p]
-    except (OSError, subprocess.CalledProcessError):
+    else:  # sin git (127) o fuera de un repositorio
         found = []
         for folder, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "_trabajo")]

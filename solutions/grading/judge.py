@@ -6,7 +6,7 @@ aquí se la lee como texto; cualquier cosa que no sea JSON (o que no tenga el ti
 sin las claves pedidas, la predicción entera vale 0. La verdad la mide ``truth``. Del Nivel 2 se toma el
 texto de las celdas de respuesta, del notebook mismo, y se corre en procesos nuevos y aislados que
 mueren con SIGKILL de verdad en el momento que importa. Lo que hicieron (la herramienta, el registro,
-``crash_point``) lo hace y lo cuenta un testigo fuera de su proceso (``forkserver``), y el momento de
+``crash_point``) lo hace y lo cuenta un testigo fuera de su proceso (``witness``), y el momento de
 matar lo decide solo ``run_and_kill``, aquí: un script que escribe los archivos a mano, o que escribe
 avisos con lo que encuentra en su proceso, no pasa, y nada en su proceso dice cuándo va a morir. Lo que
 el código de la persona escribe en stderr queda capturado: no cuenta como error.
@@ -21,12 +21,19 @@ import tempfile
 import threading
 from typing import NamedTuple
 
+from harness.contract import ORDER_VAR
 from harness.notebook.disk_state import read_disk_state
-from harness.notebook.exercise_feedback import WRITE_REPORT_CALL, canonical_prediction, ledger_only
+from harness.notebook.exercise_feedback import (
+    WRITE_REPORT_CALL,
+    canonical_prediction,
+    ledger_only,
+    script_env,
+)
+from harness.runs import fork_server
 from harness.runs.kill_at_moment import run_and_kill
 from harness.scenario import TURNS
-from solutions.grading import forkserver, puntos, sandbox, truth
-from solutions.grading.forkserver import ForkServer
+from harness.tools import REPORT_PATH
+from solutions.grading import puntos, sandbox, truth, witness
 from solutions.grading.paths import REFERENCE_AGENT
 
 ANSWER_MARK = "@@respuesta@@"
@@ -114,30 +121,57 @@ def lent_ledger():
 @contextlib.contextmanager
 def runner(scratch, timeout):
     """Corre código de la persona en una carpeta nueva de ``scratch``, aislada, y lo mata donde se pida.
-    Las corridas nacen de un servidor de corridas (``forkserver``) aislado en ``scratch`` (donde no lo
-    hay, cada una arranca su propio intérprete aislado en su carpeta). Cada una tarda
+    Las corridas nacen de un servidor de corridas con su testigo (``witness``) aislado en ``scratch``
+    (donde no lo hay, cada una arranca su propio intérprete aislado en su carpeta). Cada una tarda
     menos de un segundo; la primera que pasa de ``timeout`` (el de las celdas) termina la
     comprobación: un bucle cuesta un solo corte."""
-    served = forkserver.available()
+    served = fork_server.available()
     with tempfile.TemporaryDirectory(prefix="registro-prestado-") as own:
         # Lo que el aislamiento ve de quien califica: el registro del agente de referencia (sin su
-        # run_tool_uses: la corrección tiene que ser de la entrega) y este servidor, prestados en
+        # run_tool_uses: la corrección tiene que ser de la entrega) y el testigo, prestados en
         # ``sandbox.LENT``; no el repositorio. Fuera de ``scratch``: una corrida no puede cambiarlo.
         ledger = os.path.join(own, "agent.py")
         with open(ledger, "w", encoding="utf-8") as out:
             out.write(lent_ledger())
-        lent = {"agent.py": ledger, "forkserver.py": forkserver.__file__}
+        lent = {"agent.py": ledger, "witness.py": witness.__file__}
         # El servidor es el init de su aislamiento: una corrida no puede matarlo ni detenerlo.
         isolation = sandbox.prefix(scratch, lent=lent, as_init=True) if served else ()
-        passes = sandbox.passes if isolation else None
         agent = os.path.join(sandbox.LENT, "agent.py") if sandbox.required() else ledger
-        script = os.path.join(sandbox.LENT, "forkserver.py") if isolation else None
-        server = ForkServer(isolation, scratch, passes, script) if served else contextlib.nullcontext()
-        with server:
-            yield _runs(server, served, scratch, lent, agent, timeout)
+        server = _witnessed_server(isolation) if served else contextlib.nullcontext()
+        with server as launch:
+            yield _runs(launch, served, scratch, lent, agent, timeout)
 
 
-def _runs(server, served, scratch, lent, agent, timeout):
+@contextlib.contextmanager
+def _witnessed_server(isolation):
+    """El ``launch`` de un servidor de corridas con el testigo de ``witness`` como ganchos, dentro de
+    ``isolation`` y de un grupo de control con tope de procesos para todas sus corridas. Al salir, el
+    servidor y lo que quede de él mueren."""
+    group = sandbox.process_group() if isolation else None
+    hooks = os.path.join(sandbox.LENT, "witness.py") if isolation else witness.__file__
+    try:
+        server = fork_server.Server(
+            dict(os.environ),
+            preload=witness.PRELOAD,
+            hooks=hooks,
+            prefix=sandbox.in_group(group, isolation),
+        )
+    except BaseException:
+        sandbox.release_group(group)
+        raise
+    try:
+        yield functools.partial(witness.launch, server, _isolated_env if isolation else dict)
+    finally:
+        server.close()
+        sandbox.release_group(group)
+
+
+def _isolated_env(env):
+    """Lo que el aislamiento deja pasar del entorno de una corrida, con la ruta donde ve ``harness``."""
+    return {**{k: v for k, v in env.items() if sandbox.passes(k)}, "PYTHONPATH": sandbox.PACKAGES}
+
+
+def _runs(launch, served, scratch, lent, agent, timeout):
     """``run(**kwargs)``: una corrida del código de la entrega (ver ``runner``)."""
 
     def run(**kwargs):
@@ -149,7 +183,7 @@ def _runs(server, served, scratch, lent, agent, timeout):
             with open(kwargs["script"], "w", encoding="utf-8") as f:
                 f.write(kwargs.pop("script_text"))
         # Sin servidor, cada corrida en su propio aislamiento, que solo escribe en su carpeta.
-        how = {"launch": server.launch} if served else {"prefix": sandbox.prefix(workdir, lent=lent)}
+        how = {"launch": launch} if served else {"prefix": sandbox.prefix(workdir, lent=lent)}
         try:
             done = run_and_kill(workdir, agent=agent, timeout=timeout, **how, **kwargs)
         except (RuntimeError, OSError) as lost:
@@ -204,11 +238,11 @@ def check_function(source, run):
     entry = _entry(state)
     if entry is not None and (not isinstance(entry.get("result"), str) or state.report_copies != 1):
         raise AnswerError("con SIGKILL al escribir el registro, la anotación tiene que ser de algo ya hecho")
-    broken = [{**WRITE_REPORT_CALL[0], "input": {"path": "report.txt"}}]  # sin «content»: falla
+    broken = [{**WRITE_REPORT_CALL[0], "input": {"path": REPORT_PATH}}]  # sin «content»: falla
     done, state = run(stop_at=None, source=source, content=broken)
     if _entry(state) is not None:
         raise AnswerError("la herramienta falló y aun así effects.json tiene una anotación")
-    read = {"type": "tool_use", "id": TURNS[2].id, "name": TURNS[2].name, "input": {"path": "report.txt"}}
+    read = {"type": "tool_use", "id": TURNS[2].id, "name": TURNS[2].name, "input": {"path": REPORT_PATH}}
     done, state = run(stop_at=None, source=source, content=[*WRITE_REPORT_CALL, read])
     got = done.events[-1][1] if done.events and done.events[-1][0] == "devolvio" else None
     want = [
@@ -231,13 +265,13 @@ def check_script(cell_source, run):
     """El script, en procesos aislados: muere con SIGKILL en su propio crash_point, y sus avisos (con
     el valor al azar de cada corrida) prueban que corrió el registro y la herramienta de verdad."""
     text = script_text(cell_source)
-    for order, label in (("prod", "after-effect-write:1"), ("fixed", "after-tool:1")):
-        env = {"ORDER": order, "CRASH_AFTER": label}
+    for order in ("prod", "fixed"):
+        env, shown = script_env(order)
         done, state = run(stop_at="caida", script_text=text, env=env)
         kinds = [kind for kind, _ in done.events]
         ledger = [value for kind, value in done.events if kind == "registro" and TOOL_USE_ID in value]
         if not done.killed_at_moment:
-            raise AnswerError(f"ORDER={order} CRASH_AFTER={label}: crash_point nunca disparó esa etiqueta")
+            raise AnswerError(f"{shown}: crash_point nunca disparó esa etiqueta")
         if order == "prod" and not (
             ledger and ledger[-1][TOOL_USE_ID] is None and "herramienta" not in kinds
         ):
@@ -255,12 +289,14 @@ def check_script(cell_source, run):
         if order == "fixed" and (_entry(state) is not None or state.report_copies != 1):
             raise AnswerError("con ORDER=fixed, report.txt existe y effects.json no anota toolu_03")
     for order, real in (("prod", False), ("fixed", True)):
-        done, state = run(stop_at=None, script_text=text, env={"ORDER": order})
+        done, state = run(stop_at=None, script_text=text, env={ORDER_VAR: order})
         entry = _entry(state)
         if done.returncode != 0 or state.report_copies != 1 or entry is None:
-            raise AnswerError(f"sin caída, ORDER={order} termina, escribe el reporte y anota toolu_03")
+            raise AnswerError(f"sin caída, {ORDER_VAR}={order} termina, escribe el reporte y anota toolu_03")
         if isinstance(entry.get("result"), str) != real:
-            raise AnswerError(f"sin caída, la anotación de ORDER={order} no es la que ese orden escribe")
+            raise AnswerError(
+                f"sin caída, la anotación de {ORDER_VAR}={order} no es la que ese orden escribe"
+            )
 
 
 # {notebook: {celda de prueba: (celda de respuesta, cómo se comprueba)}}. «json»: lo que imprimió la

@@ -20,6 +20,7 @@ una línea por cada una y no cambia nada.
 import argparse
 import csv
 import os
+import re
 import sys
 import warnings
 
@@ -27,9 +28,12 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 
+from harness.text import shorten
 from solutions.grading import paths, puntos, report
 from solutions.grading.release import ASSIGNMENT, EXERCISES
-from solutions.grading.sample_class import SOLUTION_MARKERS
+
+# Las marcas de nbgrader alrededor de una respuesta en la fuente de instructor: la rúbrica se lee sin ellas.
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.MULTILINE)
 
 
 class ManualError(Exception):
@@ -65,8 +69,8 @@ def pending_lines(course_dir, assignment=ASSIGNMENT):
     lines = []
     for student in sorted(waiting):
         for notebook, question, points in waiting[student]:
-            answer = report.shorten(answer_text(course_dir, student, notebook, question, assignment))
-            guide = report.shorten(rubric(notebook, question, assignment))
+            answer = shorten(answer_text(course_dir, student, notebook, question, assignment))
+            guide = shorten(rubric(notebook, question, assignment))
             lines.append(f"{student}\t{question}\t{puntos.text(points)}\t{answer}\t{guide}")
     return lines
 

@@ -17,16 +17,15 @@ Correrlo después de cada cambio en una fuente: una prueba compara lo generado c
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import nbformat
 
+from harness.runs.launcher import launch
 from solutions.grading import paths
 from solutions.grading.notebook_run import execute, write
 
-HERE = paths.GRADING
 NOTEBOOKS = paths.NOTEBOOKS
 ASSIGNMENT = "leccion_6"
 EXERCISES = ("ejercicio_nivel_1", "ejercicio_nivel_2")
@@ -93,15 +92,11 @@ class NbgraderError(RuntimeError):
 
 
 def nbgrader(course_dir, *args, check=True):
-    """``nbgrader <args>`` dentro de la carpeta del curso, como lo correría quien dicta el curso. Con
-    ``check``, una falla es un ``NbgraderError`` de una línea (no la traza de ``subprocess``)."""
-    done = subprocess.run(
-        [sys.executable, "-c", NBGRADER_MAIN, *args],
-        cwd=course_dir,
-        env=importable_env(),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
+    """``nbgrader <args>`` dentro de la carpeta del curso, como lo correría quien dicta el curso, hasta
+    que termina (su ``Outcome``: código, stdout, stderr). Con ``check``, una falla es un
+    ``NbgraderError`` de una línea (no una traza)."""
+    done = launch(
+        [sys.executable, "-c", NBGRADER_MAIN, *args], cwd=course_dir, env=importable_env(), timeout=None
     )
     if check and done.returncode != 0:
         said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]

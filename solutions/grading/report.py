@@ -16,7 +16,6 @@ import csv
 import html
 import json
 import os
-import re
 import sys
 from typing import NamedTuple
 
@@ -425,9 +424,3 @@ def refresh(course_dir):
     """Rehace ``grades.csv``, ``informe.html`` e ``informe.svg`` desde la base del curso."""
     export_grades(course_dir)
     return write_report(course_dir)
-
-
-def shorten(text, limit=160):
-    """``text`` en una línea (sin saltos ni tabuladores), con «…» si pasa de ``limit`` caracteres."""
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

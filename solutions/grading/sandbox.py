@@ -45,6 +45,9 @@ import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
 
+from harness.contract import CRASH_VAR, LESSON_AGENT_VAR, MODEL_LOG_VAR, ORDER_VAR
+from harness.runs.launcher import launch
+
 # Quien califica lo pone en 1 (``grade_class --sin-aislamiento``) para calificar sin aislamiento.
 UNSANDBOXED_ENV = "LESSON6_NO_SANDBOX"
 
@@ -58,7 +61,7 @@ def available():
     """¿Funciona bwrap en esta máquina? (Se prueba de verdad: puede estar instalado y no poder aislar.)"""
     if not (shutil.which("bwrap") and shutil.which("prlimit")):
         return False
-    return subprocess.run([*_command(), *_system(), "--", "true"], capture_output=True).returncode == 0
+    return launch([*_command(), *_system(), "--", "true"]).returncode == 0
 
 
 # Lo que una entrega puede gastar de la máquina: memoria por proceso, tamaño de cada archivo que
@@ -209,7 +212,7 @@ def python_paths():
 # demás (una clave ANTHROPIC_API_KEY, la URL de una base con su contraseña…) podrían terminar impresas
 # en el notebook calificado que vuelve como devolución.
 PASSING_ENV = {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "VIRTUAL_ENV", "NBGRADER_EXECUTION"}
-PASSING_ENV |= {"CRASH_AFTER", "ORDER", "LESSON_AGENT", "SCRIPTED_MODEL_LOG"}
+PASSING_ENV |= {CRASH_VAR, ORDER_VAR, LESSON_AGENT_VAR, MODEL_LOG_VAR}
 PASSING_PREFIXES = ("LC_", "PYTHON", "AGENT_", "WORKER_", "CURSO_")
 # De las de Python, las que harían correr o importar algo que no es del intérprete: no pasan.
 BLOCKED_ENV = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONINSPECT"}

@@ -14,7 +14,7 @@ from harness.contract import BRANCH_WORDS, reconcile_branch
 from harness.notebook.disk_state import last_tool_results, read_disk_state
 from harness.notebook.exercise_feedback import FIELDS, NOT_RESUMED
 from harness.runs.launcher import run_agent_process
-from harness.tools import report_copies
+from harness.tools import REPORT_PATH, report_copies
 from solutions.grading import escenarios
 from solutions.grading.paths import ROOT
 
@@ -56,7 +56,7 @@ def observe(root, n):
         "ledger_has_entry": tool_use_id in state.entries,
         "reconcile_branch": branch(resumed.stdout),
         "resume_finishes": resumed.returncode == 0,
-        "report_copies_after_resume": report_copies(os.path.join(workdir, "report.txt")),
+        "report_copies_after_resume": report_copies(os.path.join(workdir, REPORT_PATH)),
         "notices_after_resume": escenarios.notices(workdir),
     }
 

@@ -1,13 +1,4 @@
-"""Las comprobaciones, una capacidad por módulo (como organiza LangGraph su suite de conformidad de
-checkpointers), cada una con su título, la lista de lo que comprueba (``CHECKS``) y sus filas
-(``ROWS``). Dos niveles:
-
-- el de la lección (por omisión): lo que dice el texto de la lección, en cada una de las 12 etiquetas;
-- el de producción (``--produccion``): las defensas del notebook «De la lección a producción», cada
-  fila con el título de su sección.
-
-Los nombres de las piezas (``--solo escritura``) son los que escribe una persona: en español.
-"""
+"""Para la suite de conformidad: sus comprobaciones, una capacidad por módulo, en dos niveles (lección y ``--produccion``)."""
 
 from typing import NamedTuple
 
@@ -40,7 +31,7 @@ def _lesson(module, script=True):
     return module.PIECE, Capability(module.TITLE, module.ROWS, module.CHECKS, LESSON, script)
 
 
-# El nivel de la lección (lo que corren ``taller.conformidad()`` y ``python -m harness.conformidad``).
+# El nivel de la lección (lo que corren ``workbook.conformance()`` y ``python -m harness.conformidad``).
 CHECKS = dict(
     [
         _lesson(writing),
@@ -75,10 +66,3 @@ def rows_of(piece, ctx):
     if piece == crashes.PIECE and ctx.several_calls:
         return (crashes.several_calls_rows,)
     return CAPABILITIES[piece].rows
-
-
-def run_piece(piece, ctx):
-    """Las filas de una pieza, una tras otra (la suite las corre en paralelo: ``suite.run_suite``)."""
-    from ..suite import run_suite
-
-    return run_suite(ctx, [piece])[0][1]

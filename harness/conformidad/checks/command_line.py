@@ -3,9 +3,10 @@
 import os
 
 from harness.contract import CHECKPOINT_FILE, EXIT_FAILED, EXIT_USAGE
+from harness.text import plural, shorten
 
 from ..processes import missing, run, run_args, scratch
-from ..rows import judged, not_yet, shorten
+from ..rows import judged, not_yet
 from .reading import NO_CHECKPOINT
 
 PIECE, TITLE = "terminal", "la línea de comandos y sus códigos de salida"
@@ -23,7 +24,7 @@ def unknown_argument(ctx):
     return judged(
         "python agent.py --reanudar",
         f"código {EXIT_USAGE}, una línea en stderr, nada escrito",
-        f"código {bad.returncode}, {len(lines)} {'línea' if len(lines) == 1 else 'líneas'} en stderr, archivos: {', '.join(written) or 'ninguno'}",
+        f"código {bad.returncode}, {plural(len(lines), 'línea', 'líneas')} en stderr, archivos: {', '.join(written) or 'ninguno'}",
         bad.returncode == EXIT_USAGE and len(lines) == 1 and not written,
         "un argumento desconocido se rechaza antes de tocar nada, con una línea que dice el uso",
         bad.stderr,

@@ -11,12 +11,23 @@ import os
 import threading
 from typing import NamedTuple
 
-from harness.contract import CHECKPOINT_FILE, EXIT_KILLED, IS_ERROR, crash_message, kill_line, parse_log
+from harness.contract import (
+    CHECKPOINT_FILE,
+    EXIT_KILLED,
+    EXIT_USAGE,
+    IS_ERROR,
+    VARIANT_VAR,
+    crash_message,
+    kill_line,
+    parse_log,
+)
 from harness.notebook.disk_state import read_disk_state
 from harness.scenario import EXPECTED, SAVE_B, TASK, TURNS, moment, split
+from harness.text import shorten
+from harness.tools import NOTES_PATH
 
 from ..processes import missing, run, scratch
-from ..rows import judged, not_yet, shorten
+from ..rows import judged, not_yet
 
 RESUME_CRASH = f"{SAVE_B}:1"  # el primer punto B de un --resume: el rellenado, si había colgante
 
@@ -61,7 +72,7 @@ def row_or_not_yet(result, scenario, expected, ok, got, hint):
 
 def sample_checkpoint():
     """Un punto de control del turno 1, con read_notes colgante (como lo guarda el punto A)."""
-    call_1 = {"id": TURNS[1].id, "name": TURNS[1].name, "input": {"path": "sales-notes.txt"}}
+    call_1 = {"id": TURNS[1].id, "name": TURNS[1].name, "input": {"path": NOTES_PATH}}
     return {
         "version": 1,
         "task": TASK,
@@ -102,8 +113,8 @@ def crash_hint(result, label):
     """Por qué una corrida no murió en ``label``."""
     if "Traceback" in (result.stderr or ""):
         return "el agente terminó con una traza de Python: mira las últimas líneas de su stderr, abajo"
-    if result.returncode == 2:
-        return "el agente rechazó su línea de comandos o su AGENT_VARIANT (código 2): mira su stderr, abajo"
+    if result.returncode == EXIT_USAGE:
+        return f"el agente rechazó su línea de comandos o su {VARIANT_VAR} (código {EXIT_USAGE}): mira su stderr, abajo"
     if result.returncode == -1:
         return "la corrida no terminó: ¿un bucle, o espera algo que no llega?"
     return f"la caída {moment(label)} nunca ocurrió: ¿llama tu agente a crash_point('{split(label)[0]}') ahí?"
@@ -183,8 +194,3 @@ def write(path, content):
 
 def checkpoint_path(w):
     return os.path.join(w, CHECKPOINT_FILE)
-
-
-def count(n, one, many):
-    """«1 anotación», «2 anotaciones»."""
-    return f"{n} {one if n == 1 else many}"

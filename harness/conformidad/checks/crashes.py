@@ -8,7 +8,7 @@ from harness.contract import CHECKPOINT_FILE, EXIT_DONE, done_text, parse_log
 from harness.notebook.disk_state import read_disk_state
 from harness.protocol import pairing_error
 from harness.scenario import EFFECT, LABELS, SAVE_A, SAVE_B, TOOL, moment
-from harness.tools import report_copies
+from harness.tools import NOTES_PATH, report_copies
 
 from ..processes import run, scratch
 from ..rows import judged
@@ -56,7 +56,7 @@ def clean_run_labels(ctx):
         clean = run(ctx, w)
         state = read_disk_state(w)
         copies = {n: report_copies(os.path.join(w, n)) for n in sorted(os.listdir(w)) if n.endswith(".txt")}
-    copies = {n: c for n, c in copies.items() if c and n != "sales-notes.txt"}
+    copies = {n: c for n, c in copies.items() if c and n != NOTES_PATH}
     turns = sum(1 for line in parse_log(clean.stdout) if line.kind == "save" and line.point == "A")
     calls = len(state.entries)
     problem = None

@@ -20,8 +20,8 @@ from harness.contract import (
 from harness.notebook.disk_state import last_tool_results
 from harness.protocol import blocks_of, pairing_error
 from harness.scenario import EXPECTED, SAVE_A, SAVE_B, split
+from harness.text import shorten
 
-from ..rows import shorten
 from .common import RESUME_CRASH, checkpoint_of, crash_hint, died_at, ended, refilled_then_died
 
 

@@ -2,8 +2,8 @@
 error en cada apertura de ese archivo (solo Linux, y solo si strace está instalado y se puede usar)."""
 
 import functools
-import subprocess
 
+from harness.runs.launcher import QUIET_STRACE, launch
 from harness.runs.strace_log import STRACE
 
 from ..processes import scratch
@@ -15,12 +15,9 @@ def strace_missing():
     if not STRACE:
         return "hace falta strace (para provocar la falla de disco) y no está instalado"
     with scratch() as w:
-        try:
-            done = subprocess.run(
-                [STRACE, "-f", "-qq", "-o", "/dev/null", "true"], cwd=w, capture_output=True, timeout=60
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return "strace no pudo correr aquí"
+        done = launch(["true"], cwd=w, strace=["-f", *QUIET_STRACE])
+    if done.ended != "exit" or done.returncode == 127:  # no arrancó (127, como en la terminal) o no terminó
+        return "strace no pudo correr aquí"
     return "" if done.returncode == 0 else "strace no puede seguir procesos aquí (¿un contenedor sin ptrace?)"
 
 

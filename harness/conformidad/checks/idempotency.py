@@ -6,12 +6,13 @@ from harness.contract import (
     EXIT_DONE,
     KEYED_REASON,
     RERUN,
+    VARIANT_VAR,
     done_text,
     parse_log,
     reconcile_line,
 )
 from harness.notebook.disk_state import read_disk_state
-from harness.scenario import FINAL_TEXT, TOOL, TURNS
+from harness.scenario import FINAL_TEXT, TOOL, TURNS, label
 
 from ..processes import run, scratch
 from ..rows import judged
@@ -19,19 +20,20 @@ from .common import crash_first
 from .diagnosis import ended
 
 PIECE, TITLE = "clave", "la clave de idempotencia en reconcile"
+KEYED = f"{VARIANT_VAR}=idempotente"
+TORN = label(TOOL, len(TURNS))  # write_report ejecutada, sin anotación
 SECTION = "La clave de idempotencia"
 CHECKS = (
-    f"AGENT_VARIANT=idempotente, caída en after-tool:3 (el reporte ya escrito, sin anotación) y --resume: rama «{BRANCH_WORDS[RERUN]}» por «{KEYED_REASON}»",
+    f"{KEYED}, caída en {TORN} (el reporte ya escrito, sin anotación) y --resume: rama «{BRANCH_WORDS[RERUN]}» por «{KEYED_REASON}»",
     "una sola copia del reporte: la re-ejecución usa la misma clave (el tool_use_id)",
 )
 
 
 def keyed_rerun(ctx):
-    label = f"{TOOL}:{len(TURNS)}"
-    scenario = f"AGENT_VARIANT=idempotente, caída en {label} y --resume"
+    scenario = f"{KEYED}, caída en {TORN} y --resume"
     expected = f"rama «{BRANCH_WORDS[RERUN]}» (con clave), [done], 1 copia del reporte"
     with scratch() as w:
-        crashed, failed = crash_first(ctx, w, label, scenario, expected, SECTION, variant="idempotente")
+        crashed, failed = crash_first(ctx, w, TORN, scenario, expected, SECTION, variant="idempotente")
         if failed:
             return failed
         resumed = run(ctx, w, resume=True, variant="idempotente")

@@ -3,8 +3,8 @@ anotación, tras after-effect-write sí, con el resultado real, y las anteriores
 
 from harness.contract import EFFECTS_FILE
 from harness.scenario import EFFECT, EXPECTED, LABELS, TOOL, split
+from harness.text import plural
 
-from .common import count
 from .labels import label_row, scenario_of
 
 PIECE, TITLE = "registro", "run_tool_uses: ejecutar primero, anotar después"
@@ -16,7 +16,7 @@ CHECKS = (
 
 def _expected(label):
     exp = EXPECTED[label]
-    return f"{EFFECTS_FILE}: {', '.join(c.id for c in exp.ledger) or 'vacío'}; {count(exp.copies, 'copia', 'copias')} del reporte"
+    return f"{EFFECTS_FILE}: {', '.join(c.id for c in exp.ledger) or 'vacío'}; {plural(exp.copies, 'copia', 'copias')} del reporte"
 
 
 ROWS = tuple(

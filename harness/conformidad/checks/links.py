@@ -3,8 +3,8 @@ través de un enlace, y una carpeta se rechaza antes de cambiar nada."""
 
 import os
 
-from harness.contract import EFFECTS_FILE, EXIT_DONE, EXIT_FAILED
-from harness.tools import REPORT_PATH
+from harness.contract import EFFECTS_FILE, EXIT_DONE, EXIT_FAILED, LOCK_FILE
+from harness.tools import NOTES_PATH, REPORT_PATH
 
 from ..processes import run, scratch
 from ..rows import judged
@@ -54,9 +54,7 @@ def ledger_folder(ctx):
     with scratch() as w:
         os.mkdir(os.path.join(w, EFFECTS_FILE))
         done = run(ctx, w)
-        written = sorted(
-            n for n in os.listdir(w) if n not in (EFFECTS_FILE, ".agente.lock", "sales-notes.txt")
-        )
+        written = sorted(n for n in os.listdir(w) if n not in (EFFECTS_FILE, LOCK_FILE, NOTES_PATH))
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     ok = done.returncode == EXIT_FAILED and len(lines) == 1 and not written
     hint = (

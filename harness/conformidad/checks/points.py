@@ -3,8 +3,8 @@ pendingToolUse en null) en disco, justo después de cada uno, en los tres turnos
 
 from harness.contract import EFFECTS_FILE
 from harness.scenario import EXPECTED, LABELS, SAVE_A, SAVE_B, split
+from harness.text import plural
 
-from .common import count
 from .labels import label_row, scenario_of
 
 PIECE, TITLE = "puntos", "run_agent: el punto A y el punto B"
@@ -18,8 +18,8 @@ CHECKS = (
 def _expected(label):
     exp = EXPECTED[label]
     if exp.pending:
-        return f"pendingToolUse = {exp.pending.name} ({exp.pending.id}); registro: {count(len(exp.ledger), 'anotación', 'anotaciones')}"
-    return f"pendingToolUse = null, tool_result de {exp.ledger[-1].id} en messages; registro: {count(len(exp.ledger), 'anotación', 'anotaciones')}"
+        return f"pendingToolUse = {exp.pending.name} ({exp.pending.id}); registro: {plural(len(exp.ledger), 'anotación', 'anotaciones')}"
+    return f"pendingToolUse = null, tool_result de {exp.ledger[-1].id} en messages; registro: {plural(len(exp.ledger), 'anotación', 'anotaciones')}"
 
 
 ROWS = tuple(

@@ -4,9 +4,10 @@ control cortado a mitad de un carácter UTF-8, por la terminal (``--resume``).""
 import json
 
 from harness.contract import CHECKPOINT_FILE, EXIT_FAILED
+from harness.text import shorten
 
 from ..processes import call, run, scratch
-from ..rows import judged, shorten
+from ..rows import judged
 from .common import PYTHON_DRIVER, checkpoint_path, needs, row_or_not_yet, said, sample_checkpoint, write
 from .diagnosis import ended
 

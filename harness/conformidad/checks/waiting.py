@@ -19,7 +19,7 @@ try:
 except ImportError:  # Windows: sin FIFO con tope; ``unavailable`` dice por qué no aplica
     fcntl = None
 
-from harness.contract import parse_log
+from harness.contract import MODEL_LOG_VAR, parse_log
 from harness.runs.containment import row_process
 from harness.runs.launcher import AgentRun, start_agent_process
 from harness.scenario import TASK
@@ -109,7 +109,7 @@ def waiting_for_model(ctx, workdir, prefix=(), env=None):
         try:
             size = fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
             os.write(fd, b"x" * (size - len(FIRST_REQUEST)))  # cabe el primer pedido, el segundo no
-            log = {**ctx.env, **(env or {}), "SCRIPTED_MODEL_LOG": fifo}
+            log = {**ctx.env, **(env or {}), MODEL_LOG_VAR: fifo}
             start = functools.partial(start_agent_process, workdir, agent=ctx.agent, env=log, prefix=prefix)
             proc = stack.enter_context(row_process(start))
             out, err = [], []

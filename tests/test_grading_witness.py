@@ -1,5 +1,6 @@
-"""El servidor de corridas del Nivel 2 (``solutions/grading/forkserver.py``): cada corrida es un proceso
-real que muere con SIGKILL, y nada de una corrida sobrevive a la siguiente."""
+"""El servidor de corridas del Nivel 2 (``harness.runs.fork_server`` con los ganchos de
+``solutions/grading/witness.py``): cada corrida es un proceso real que muere con SIGKILL, y nada de una
+corrida sobrevive a la siguiente."""
 
 import json
 import threading
@@ -71,12 +72,12 @@ def test_a_loop_costs_one_timeout(tmp_path):
 
 def test_without_the_server_each_run_has_its_own_interpreter(tmp_path, monkeypatch):
     """Donde no hay servidor de corridas (fuera de Linux), la misma comprobación corre como antes."""
-    from solutions.grading import forkserver
-    from solutions.grading.judge import check_function
-    from solutions.grading.sample_class import solution
+    from sample_class import solution
 
-    monkeypatch.setattr(forkserver, "available", lambda: False)
-    monkeypatch.setattr("solutions.grading.judge.ForkServer", None)  # si se usara, fallaría
+    from solutions.grading.judge import check_function
+
+    monkeypatch.setattr("harness.runs.fork_server.available", lambda: False)
+    monkeypatch.setattr("harness.runs.fork_server.Server", None)  # si se usara, fallaría
     check_function(solution("ejercicio_nivel_2", "corregida"), str(tmp_path), 30)
     assert len([p for p in tmp_path.iterdir() if p.name.startswith("corrida_")]) == 5
 
@@ -97,10 +98,9 @@ def run_tool_uses_fixed(content):
 def test_a_run_that_prints_a_lot_is_not_a_loop(tmp_path, monkeypatch, served):
     """La salida se lee mientras corre; de cada una queda el final, no todo."""
     from harness.runs.kill_at_moment import OUTPUT_TAIL
-    from solutions.grading import forkserver
 
     if not served:
-        monkeypatch.setattr(forkserver, "available", lambda: False)
+        monkeypatch.setattr("harness.runs.fork_server.available", lambda: False)
     with runner(str(tmp_path), 30) as run:
         done, _ = run(stop_at=None, source=PRINTS_A_LOT, content=[])
     assert not done.timed_out and done.returncode == 0, done.stderr[-500:]

@@ -8,17 +8,16 @@ o adivinar al juez del Nivel 2, sobrevivir a la muerte, traer módulos, no dejar
 """
 
 import os
-import re
 import unicodedata
 
 import nbformat
 
 from solutions.grading import paths
+from solutions.grading.manual import SOLUTION_MARKERS
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 
 SOURCE = os.path.join(paths.SOURCE, ASSIGNMENT)
 NIVEL_1, NIVEL_2 = EXERCISES
-SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.MULTILINE)
 
 
 def cells_by_id(path):

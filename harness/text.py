@@ -1,0 +1,23 @@
+"""Dos maneras de escribir para quien lee, una sola vez: el plural de una cuenta y una línea acotada.
+
+Las usan las herramientas, el laboratorio, la suite de conformidad y la calificación; no importa nada
+del paquete y nada que tarde (cada proceso del agente la importa con ``harness.tools``).
+"""
+
+
+def plural(n, one, many):
+    """«1 anotación», «2 anotaciones»."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def shorten(text, width=160):
+    """``text`` en una línea de a lo sumo ``width`` caracteres, cortado entre palabras (nunca a mitad
+    de una) y con «…» si se cortó."""
+    import textwrap  # solo quien acorta lo paga, no cada proceso del agente
+
+    text = " ".join(str(text).split())
+    if len(text) <= width:
+        return text
+    cut = textwrap.shorten(text, width, placeholder=" …")
+    # Una sola «palabra» más larga que el ancho (una ruta, por ejemplo): se corta ella, con «…».
+    return cut if cut.strip(" …") else text[: width - 2] + " …"
