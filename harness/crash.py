@@ -4,6 +4,8 @@ Una etiqueta es ``<tipo>:<n>``; n cuenta las veces que ese tipo ocurrió en este
 Si coincide con la variable de entorno ``CRASH_AFTER``, ``crash_point`` lanza ``SimulatedCrash``.
 """
 
+import atexit
+import gc
 import os
 from collections import Counter
 
@@ -12,6 +14,12 @@ from harness.errors import HarnessError
 from harness.jitter import jitter
 from harness.scenario import KINDS
 from harness.scenario import label as label_of
+
+# Cada corrida es un proceso: al cerrarse, el intérprete recorre con el recolector de basura todo lo que
+# creó; congelado antes, se lo salta (alrededor de un décimo de la CPU de una caída y su reanudación:
+# python -m benchmarks.agent_cpu). Aquí y no en el agente: todo agente importa este módulo, y la lección
+# no tiene por qué leer esto.
+atexit.register(gc.freeze)
 
 _counts = Counter()
 

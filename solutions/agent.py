@@ -323,8 +323,4 @@ def assistant_turn(cp):
 
 
 if __name__ == "__main__":
-    import gc
-
-    code = main()
-    gc.freeze()
-    sys.exit(code)
+    sys.exit(main())

@@ -249,8 +249,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    import gc
-
-    code = main()
-    gc.freeze()
-    sys.exit(code)
+    sys.exit(main())

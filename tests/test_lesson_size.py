@@ -73,6 +73,14 @@ def test_the_lessons_agent_is_the_lessons_size():
     assert "os.replace(" in text and "in READ_ONLY" in text
 
 
+def test_the_lessons_agent_holds_no_start_up_tuning():
+    """Lo que importa el agente de la lección es la lección: nada del recolector de basura ni de la
+    velocidad de arranque (eso vive en el arnés, ``harness.crash``)."""
+    tree = ast.parse(Path(LESSON_AGENT).read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not imported & {"gc", "atexit"}, imported
+
+
 def lesson_markdown():
     with open(LESSON_NOTEBOOK, encoding="utf-8") as f:
         cells = json.load(f)["cells"]

@@ -25,13 +25,9 @@ from harness.errors import HarnessError
 EXPORT_MARKER = re.compile(r"#\|\s*export\s*")
 # La línea que abre cada bloque exportado: de qué notebook y de qué celda (por su id) viene.
 CELL_MARKER = re.compile(r"# %% (?P<notebook>\S+) · celda (?P<id>\S+)")
-# Al final de cada agente. gc.freeze(): cada corrida es un proceso, y al cerrarse el intérprete recorre con
-# el recolector de basura todo lo que creó; congelado, se lo salta (alrededor de un décimo de la CPU de una
-# caída y su reanudación: python -m benchmarks.agent_cpu). Lo demás no cambia: sys.exit sigue vaciando la
-# salida y dando el código.
-MAIN_GUARD = (
-    'if __name__ == "__main__":\n    import gc\n\n    code = main()\n    gc.freeze()\n    sys.exit(code)\n'
-)
+# Al final de cada agente, como en la lección: nada más (la puesta a punto de la velocidad vive en el
+# arnés, donde quien estudia no la lee: ``harness.crash``).
+MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(main())\n'
 
 
 class Chunk(NamedTuple):
