@@ -53,6 +53,11 @@ MAX_TURNS_VAR = "AGENT_MAX_TURNS"
 MODEL_LOG_VAR = "SCRIPTED_MODEL_LOG"
 LESSON_AGENT_VAR = "LESSON_AGENT"
 ORDER_VAR = "ORDER"
+# El desvío que la suite le pide al modelo guionado: con DETOUR_UNKNOWN_TOOL, su primer turno pide
+# UNKNOWN_TOOL (una herramienta que no existe) y, tras su is_error, sigue el guion de siempre.
+DETOUR_VAR = "SCRIPTED_MODEL_DETOUR"
+DETOUR_UNKNOWN_TOOL = "herramienta-desconocida"
+UNKNOWN_TOOL = "borrar_todo"
 
 # —— Línea de comandos y códigos de salida ——
 

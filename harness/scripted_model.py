@@ -11,12 +11,16 @@ lección pide: verifica con check_report (solo lectura) y termina, o escribe el 
 Si una herramienta de solo lectura vuelve con ``is_error`` (un error de lectura pasajero), la llama
 otra vez, como haría un modelo real; tras ``READ_ATTEMPTS`` fallas seguidas se rinde con un texto
 final que dice qué falló, en vez de inventar.
+
+Con ``SCRIPTED_MODEL_DETOUR=herramienta-desconocida`` (``harness.contract``) el primer turno pide una
+herramienta que no existe; tras su ``is_error``, el modelo empieza el guion: la suite prueba así qué hace
+el agente con una llamada imposible a mitad de una corrida. Sin esa variable, el guion de siempre.
 """
 
 import json
 import os
 
-from harness.contract import MODEL_LOG_VAR
+from harness.contract import DETOUR_UNKNOWN_TOOL, DETOUR_VAR, MODEL_LOG_VAR, UNKNOWN_TOOL
 from harness.errors import HarnessError
 from harness.jitter import jitter
 from harness.protocol import blocks_of, pairing_error
@@ -130,7 +134,8 @@ def _next_step(messages):
     content = messages[-1]["content"]
     if isinstance(content, str):
         if len(messages) == 1:
-            return READ, {"path": NOTES_PATH}
+            detour = os.environ.get(DETOUR_VAR) == DETOUR_UNKNOWN_TOOL
+            return (UNKNOWN_TOOL, {}) if detour else (READ, {"path": NOTES_PATH})
         content = []
     result = next((b for b in reversed(content) if b.get("type") == "tool_result"), None)
     if result is None:
@@ -139,6 +144,8 @@ def _next_step(messages):
     name, ok = uses[result["tool_use_id"]]["name"], not result.get("is_error")
     if not ok and name in READ_ONLY:
         return _read_again(messages, uses, result)
+    if name == UNKNOWN_TOOL and not ok:  # la herramienta no existe: hace la tarea con las que hay
+        return READ, {"path": NOTES_PATH}
     if name == READ and ok:
         return COUNT, {"path": NOTES_PATH}
     if name == COUNT and ok:

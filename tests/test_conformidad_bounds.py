@@ -7,11 +7,15 @@ filas pasan, y lo único que se juzga es la cota. Las esperas son por eventos (u
 un pid anotado antes de que el agente salga); los plazos son solo la red de seguridad.
 """
 
+import contextlib
+import ctypes
 import inspect
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -144,6 +148,124 @@ def test_a_contained_run_ends_when_the_agent_ends_and_takes_its_children_along()
     )
     assert outcome.ended == "exit" and outcome.returncode == 0, outcome.stderr
     assert not alive(int(outcome.stdout.split()[0]))
+
+
+# Lo que hace un kernel con ``workbook.conformance()``: la suite dentro de un proceso que no es la suite
+# como programa (nunca llama a own_children) y que ya tiene un hijo suyo, ajeno a las corridas.
+IN_PROCESS = """
+import subprocess, sys
+from harness.conformidad.processes import Context
+from harness.conformidad.suite import run_suite
+own = subprocess.Popen([sys.executable, "-c", {sleeper!r}])
+rows = [row for _, part in run_suite(Context(sys.argv[1], {{}}), ["terminal"]) for row in part]
+print(int(own.poll() is None), sum(row.status == "✓" for row in rows), len(rows), flush=True)
+own.kill()
+own.wait()
+"""
+
+
+@linux_only
+def test_in_process_the_suite_contains_a_run_like_the_command_line(tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    agent = hostile(tmp_path, ESCAPES.format(sleeper=SLEEPER, run=RUN_REFERENCE), top=ALIVE)
+    done = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS.format(sleeper=SLEEPER), agent],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,  # red de seguridad
+        env={**os.environ, "CONFORMANCE_WORKERS": "1", "PIDS_DEL_HOSTIL": str(pids)},
+    )
+    assert done.returncode == 0, done.stderr
+    own_alive, passed, total = map(int, done.stdout.split()[-3:])
+    left = sorted(int(p.name) for p in pids.iterdir() if p.name.isdigit())
+    assert len(left) == 3 * 2 and passed == total == 2, done.stdout + done.stderr
+    # Ningún hijo sobrevivió a su corrida (lo mira la segunda) ni a la suite, y el hijo ajeno del
+    # proceso que la corrió siguió vivo hasta el final (lo mató él mismo: no la suite).
+    assert sorted(p.name for p in pids.iterdir() if not p.name.isdigit()) == []
+    assert [pid for pid in left if alive(pid)] == []
+    assert own_alive == 1
+
+
+# Un proceso que deja un servidor corriendo (como ``pg_ctl start``): su nieto, en otra sesión, imprime su
+# pid, cierra su salida y se queda; el proceso lanzado espera a su hijo y sale.
+KEEPS_A_SERVER = f"""
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        print(os.getpid(), flush=True)
+        for fd in (0, 1, 2):
+            os.close(fd)
+        time.sleep(3600)  # {SLEEPER_MARK}
+    os._exit(0)
+os.wait()
+"""
+# Una corrida que sigue en curso hasta que la prueba la suelta (anota que arrancó, espera un archivo).
+HELD = (
+    "import os, sys, time\nopen(sys.argv[1], 'w').close()\n"
+    "while not os.path.exists(sys.argv[2]):\n    time.sleep(0.02)\n"
+)
+
+
+@linux_only
+def test_in_process_what_a_keep_run_leaves_running_survives_an_adopting_row(tmp_path):
+    started, release = tmp_path / "arrancó", tmp_path / "suelta"
+    held = threading.Thread(
+        target=containment.run_contained,
+        args=([sys.executable, "-c", HELD, str(started), str(release)],),
+        kwargs={"cwd": tmp_path, "env": dict(os.environ), "timeout": 120},
+    )
+    held.start()
+    server = None
+    try:
+        while not started.exists() and held.is_alive():
+            held.join(0.02)
+        kept = containment.run_contained(
+            [sys.executable, "-c", KEEPS_A_SERVER],
+            cwd=tmp_path,
+            env=dict(os.environ),
+            timeout=120,
+            kill_orphans=False,
+        )
+        server = int(kept.stdout.split()[0])
+        # Quedó huérfano mientras la otra corrida seguía: lo adoptó este proceso (es la prueba de verdad).
+        with open(f"/proc/{server}/stat", encoding="utf-8") as f:
+            assert int(f.read().rpartition(")")[2].split()[1]) == os.getpid()
+    finally:
+        release.touch()
+        held.join(120)
+    try:
+        assert alive(server)  # la corrida en curso terminó y mató a sus huérfanos, no al servidor
+    finally:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(server, signal.SIGKILL)
+            os.waitpid(server, 0)
+
+
+def subreaper():
+    """¿Este proceso adopta huérfanos ahora? (``PR_GET_CHILD_SUBREAPER``)"""
+    value = ctypes.c_int()
+    assert ctypes.CDLL(None).prctl(37, ctypes.byref(value), 0, 0, 0) == 0
+    return bool(value.value)
+
+
+@linux_only
+def test_a_program_that_does_not_exist_is_127_and_leaves_nothing_half_done(tmp_path):
+    # En un hilo, con plazo: quien lanza no queda trabado, ni adoptando huérfanos después.
+    outcomes = []
+    runs = [[str(tmp_path / "no-existe")], [sys.executable, "-c", "print('sigo')"]]
+    launch_all = lambda: outcomes.extend(  # noqa: E731
+        containment.run_contained(args, cwd=tmp_path, env=dict(os.environ), timeout=60) for args in runs
+    )
+    worker = threading.Thread(target=launch_all)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive()
+    assert [(o.returncode, o.stdout) for o in outcomes] == [(127, ""), (0, "sigo\n")]
+    assert "no se pudo lanzar" in outcomes[0].stderr
+    assert not subreaper()
 
 
 # —— La salida tiene tope ——

@@ -3,26 +3,31 @@ comprobó y qué no aplica (y por qué), código 0 solo si pasa todo, y nunca un
 esperados tomados de la lección."""
 
 import json
+import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from seed_text import SEED, fill, template
 
 from harness import contract
 from harness.beyond import batch_agent
+from harness.conformidad import suite
 from harness.conformidad.checks import CHECKS, production, reading
 from harness.conformidad.checks.production import SECTIONS
+from harness.conformidad.rows import FAILED, OK, ON_THIS_MACHINE, UNCHECKED, judged
 from harness.contract import LESSON_AGENT_VAR
 from maintainer.paths import NOTEBOOKS, REFERENCE_AGENT
 
 CRASH_ROW = re.compile(r"^\s+(✓|✗)\s+caída en (after-[a-z-]+:\d+)", re.MULTILINE)
 
 
-def conformidad(*args, cwd=None):
+def conformidad(*args, cwd=None, env=None):
     return subprocess.run(
         [sys.executable, "-m", "harness.conformidad", *args],
         capture_output=True,
@@ -30,6 +35,7 @@ def conformidad(*args, cwd=None):
         encoding="utf-8",
         timeout=600,
         cwd=cwd,
+        env=env,
     )
 
 
@@ -135,6 +141,43 @@ def test_the_production_tier_is_titled_by_the_sections_of_the_production_noteboo
         assert {m.SECTION for m in production.MODULES} <= {t.strip("«»") for t in titles}
 
 
+def test_without_strace_the_rows_that_need_it_are_unchecked_and_the_suite_does_not_pass(tmp_path):
+    """Una máquina sin strace (macOS, Windows, un contenedor): las filas que lo necesitan no pudieron
+    correr, lo dicen con su porqué, y el resumen dice cuántas se comprobaron; nunca «no aplica» (en el
+    nivel de la lección todas aplican al agente de referencia) ni un código 0."""
+    bin_dir = tmp_path / "bin"  # un PATH con Python y sin strace
+    bin_dir.mkdir()
+    os.symlink(sys.executable, bin_dir / "python")
+    env = {**os.environ, "PATH": str(bin_dir)}
+    assert shutil.which("strace", path=env["PATH"]) is None
+    done = conformidad(REFERENCE_AGENT, env=env)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-3000:]
+    statuses = re.findall(r"^\s*(✓|✗|todavía no|sin comprobar|no aplica)(?:  |: )", done.stdout, re.MULTILINE)
+    assert UNCHECKED in statuses and "no aplica" not in statuses, done.stdout[-3000:]
+    assert f"pasó: {ON_THIS_MACHINE}: hace falta strace" in done.stdout
+    last = done.stdout.splitlines()[-1]
+    checked, applying = map(int, re.search(r"se comprobaron (\d+) de (\d+) filas", last).groups())
+    assert checked == statuses.count("✓") + statuses.count("✗") < applying == len(statuses), last
+    assert "no es un pase" in last and done.returncode == 1
+
+
+@pytest.mark.parametrize("timeouts, status", [(1, OK), (2, FAILED)])
+def test_a_row_whose_run_did_not_end_is_retried_once_before_it_fails(timeouts, status):
+    """Una corrida que no terminó bajo carga no es una falla del agente hasta que se repite: la fila corre
+    otra vez (una sola), y solo si tampoco termina es ✗."""
+    calls = []
+
+    def row(ctx):
+        calls.append(ctx)
+        if len(calls) <= timeouts:
+            stderr = f"[turno 1]\n{suite.TIMED_OUT} (¿un bucle, o espera algo?)"
+            return judged("la corrida", "137", "código -1", False, "no terminó", stderr)
+        return judged("la corrida", "137", "137", True, "")
+
+    (done,) = suite._safe(row, SimpleNamespace(command=()), None, "una pieza")
+    assert done.status == status and len(calls) == 2
+
+
 @pytest.mark.parametrize("args", [["no-existe.py"], [REFERENCE_AGENT, "--entorno", "SIN_IGUAL"]])
 def test_a_bad_command_line_is_one_spanish_line(args):
     done = conformidad(*args)
@@ -150,3 +193,15 @@ def test_the_expected_errors_are_the_lessons_own():
     assert reading.TRUNCATED in SEED
     unknown = fill(template("Se desconoce el estado de ejecución previo"), name="write_report")
     assert contract.unknown_state_text("write_report") == unknown
+
+
+def test_a_strace_probe_that_timed_out_is_tried_again_and_not_kept(monkeypatch):
+    """Un plazo vencido bajo carga no deja sin comprobar, para siempre, las filas de strace del proceso."""
+    from harness.conformidad.checks import faults
+
+    answers = iter([(faults.CANNOT_RUN, False)] * faults.PROBES + [("", True)])
+    monkeypatch.setattr(faults, "_known", {})
+    monkeypatch.setattr(faults, "_probe", lambda: next(answers))
+    assert faults.strace_missing() == faults.CANNOT_RUN  # tres plazos vencidos: por ahora, no
+    assert faults.strace_missing() == ""  # la siguiente pregunta vuelve a probar
+    assert faults.strace_missing() == ""  # y una respuesta definitiva queda guardada

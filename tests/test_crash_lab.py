@@ -11,6 +11,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -19,7 +20,8 @@ import pytest
 from harness.beyond.lab_variants import DBOS, DBOS_IDEMPOTENT, ENGINE_BRANCH_SHORT, ENGINE_BRANCHES
 from harness.crash import KINDS
 from harness.crash_lab import PLAIN_FALLBACK, CrashLab, variants
-from harness.crash_lab.variants import BRANCHES
+from harness.crash_lab.shown import without_paths
+from harness.crash_lab.variants import BRANCHES, describe_label
 from harness.crash_lab.view import PREVIEW_LINE
 from harness.crash_lab.words import crash_labels
 from harness.notebook.export import export_agent
@@ -351,11 +353,123 @@ def test_a_broken_agent_or_workdir_gives_one_line(tmp_path, monkeypatch):
     broken.write_text("raise SystemExit('el agente se rompió')\n", encoding="utf-8")
     lab = CrashLab(workdir="laboratorio", agent=broken)
     lab.resume()
-    assert "el agente terminó con código 1: el agente se rompió" in lab.widget.view["status"]
+    assert (
+        "terminó con un error (código de salida 1), no con una caída: el agente se rompió"
+        in (lab.widget.view["status"])
+    )
     (tmp_path / "un_archivo").write_text("no es una carpeta")
     lab = CrashLab(workdir="un_archivo", agent=broken)
     lab.click("run")
     assert "No se pudo lanzar el agente" in lab.widget.view["status"]
+
+
+# —— Cómo terminó el proceso, dicho desde su código de salida ——
+
+# Lo que dice el laboratorio de una caída simulada (y solo de ella).
+CRASH_WORDS = ("murió en «", "137, caída simulada", "Elige una caída más adelante")
+
+
+def lab_on(tmp_path, monkeypatch, code, label="after-tool:3"):
+    """El laboratorio sobre un agente que hace ``code`` (en un archivo de ``tmp_path``), ya ejecutado con
+    la caída ``label`` elegida."""
+    monkeypatch.chdir(tmp_path)
+    agent = tmp_path / "agente" / "agent.py"
+    agent.parent.mkdir()
+    agent.write_text(code, encoding="utf-8")
+    lab = CrashLab(workdir="laboratorio", agent=agent)
+    lab.choose(label=label)
+    lab.click("run")
+    return lab
+
+
+def shown_text(lab):
+    """Todo lo que la página y el resumen muestran del último paso."""
+    view = lab.widget.view
+    return "\n".join([lab.summary(), view["status"], view["log"], view["resume_blocker"], view["history"]])
+
+
+@pytest.mark.parametrize("label", ["after-save-a:1", "after-tool:3"])
+def test_an_error_is_named_with_the_agents_line_and_never_as_a_crash(tmp_path, monkeypatch, label):
+    # Un agente que falla con una traza: la ruta de su archivo y la de la carpeta en el mensaje.
+    code = "import os\n\ndef main():\n    raise RuntimeError('no pude abrir ' + os.path.abspath('notas'))\n\nmain()\n"
+    lab = lab_on(tmp_path, monkeypatch, code, label)
+    status, blocker = lab.widget.view["status"], lab.widget.view["resume_blocker"]
+    assert lab.last.run.returncode == 1
+    assert "terminó con un error (código de salida 1)" in status
+    assert "RuntimeError: no pude abrir laboratorio/notas" in status  # su línea, con la ruta relativa
+    assert "terminó con un error (código 1) antes de escribir checkpoint.json" in blocker
+    shown = shown_text(lab)
+    assert not [word for word in CRASH_WORDS if word in shown]
+    assert "Traceback" in lab.widget.view["log"] and 'File "agente/agent.py", line 4, in main' in shown
+    assert str(tmp_path) not in shown and REPO_ROOT not in shown and sys.prefix not in shown
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        '  File "{path}", line 4, in main',  # la línea de una traza
+        "FileNotFoundError: [Errno 2] No such file or directory: '{path}'",  # un error de disco
+        "no pude abrir {path}",  # suelta, en un mensaje del agente
+    ],
+)
+def test_no_absolute_path_is_shown_and_the_file_still_is(tmp_path, monkeypatch, template):
+    # Dentro de la carpeta del notebook, relativa (con sus espacios); fuera, su carpeta y su nombre.
+    monkeypatch.chdir(tmp_path)
+    inside = tmp_path / "curso con espacios" / "_trabajo" / "agent.py"
+    for path, shown in [
+        (inside, "curso con espacios/_trabajo/agent.py"),
+        ("/otra/maquina/x.py", "maquina/x.py"),
+    ]:
+        assert without_paths(template.format(path=path)) == template.format(path=shown)
+    assert (
+        without_paths("turno 1/3 · a / b · https://ejemplo.org/a/b")
+        == "turno 1/3 · a / b · https://ejemplo.org/a/b"
+    )
+
+
+def test_the_workbooks_blank_agent_is_an_error_not_a_crash(tmp_path, monkeypatch):
+    from maintainer.taller import WORKBOOK
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(WORKBOOK, tmp_path / "taller_tu_agente.ipynb")
+    agent = export_agent(["taller_tu_agente.ipynb"], tmp_path / "_trabajo" / "agent.py")
+    lab = CrashLab(workdir="laboratorio", agent=agent)
+    lab.choose(label="after-tool:3")
+    lab.click("run")
+    shown = shown_text(lab)
+    assert "terminó con un error (código de salida 1)" in lab.widget.view["status"]
+    assert "Todavía no escribiste" in lab.widget.view["status"]
+    assert not [word for word in CRASH_WORDS if word in shown]
+    assert str(tmp_path) not in shown and REPO_ROOT not in shown
+
+
+@pytest.mark.skipif(os.name != "posix", reason="señales de POSIX")
+@pytest.mark.parametrize("name", ["SIGKILL", "SIGTERM"])
+def test_a_real_signal_is_named_and_is_not_the_simulated_crash(tmp_path, monkeypatch, name):
+    code = f"import os, signal\nprint('[save] algo', flush=True)\nos.kill(os.getpid(), signal.{name})\n"
+    lab = lab_on(tmp_path, monkeypatch, code)
+    number = int(getattr(signal, name))
+    assert lab.last.run.returncode == -number
+    assert f"murió por {name} (código de salida -{number})" in lab.widget.view["status"]
+    assert (
+        f"murió por {name} (código -{number}) antes de escribir checkpoint.json"
+        in (lab.widget.view["resume_blocker"])
+    )
+    assert not [word for word in CRASH_WORDS if word in shown_text(lab)]
+    lab.resume()  # la reanudación muere igual: su rama dice por qué no hay ninguna
+    assert f"ninguna: la reanudación murió por {name}" in lab.summary()
+
+
+def test_137_without_the_kill_line_is_sigkill_and_with_it_is_the_crash_at_its_label(tmp_path, monkeypatch):
+    lab = lab_on(tmp_path, monkeypatch, "import sys\nsys.exit(137)\n")
+    assert "murió por SIGKILL (código de salida 137)" in lab.widget.view["status"]
+    assert not [word for word in CRASH_WORDS if word in shown_text(lab)]
+    # La caída simulada se nombra por la etiqueta de su línea [kill], no por la elegida.
+    said = "import sys\nprint('[kill] caída simulada en after-save-b:2')\nsys.exit(137)\n"
+    (tmp_path / "otro").mkdir()
+    lab = lab_on(tmp_path / "otro", monkeypatch, said)
+    where = describe_label("after-save-b:2", "dos-puntos")
+    assert f"murió en «{where}» (código de salida 137, caída simulada)" in lab.widget.view["status"]
 
 
 # —— La variante del motor (DBOS): las mismas caídas, lo que anota el motor en vez de los dos archivos ——

@@ -10,6 +10,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import select
 import shutil
 import socket
@@ -156,11 +157,13 @@ def test_released_notebooks_fail_every_test_until_answered(course):
 
 
 def test_released_level_2_shows_the_incident():
-    """La salida guardada del Nivel 2 muestra la anotación null, el falso acierto y el reporte ausente."""
+    """La salida guardada del Nivel 2 muestra la anotación null, el falso acierto, la corrida entera como
+    en la terminal (su línea de stderr y su código de salida) y el reporte ausente."""
     cells = cells_by_id(os.path.join(NOTEBOOKS, f"{NIVEL_2}.ipynb"))
     shown = "".join(o.get("text", "") for o in cells["incidente"].outputs)
     assert '"result": null' in shown
     assert "acierto en el registro, reutilizando resultado, sin volver a ejecutar" in shown
+    assert re.search(r"report\.txt no existe[^\n]*\nEXIT=1\n", shown), shown
     assert shown.rstrip().endswith("report.txt: no existe")
 
 

@@ -4,6 +4,7 @@ import anthropic
 import pytest
 
 from harness.base_loop import MAX_TURNS, ask_model
+from harness.contract import DETOUR_UNKNOWN_TOOL, DETOUR_VAR, UNKNOWN_TOOL
 from harness.protocol import block_to_dict
 from harness.scripted_model import DAMAGED_TEXT, FINAL_TEXT, READ_ATTEMPTS, ScriptedModel, ScriptError
 from harness.tools import TOOLS
@@ -135,3 +136,16 @@ def test_repeated_deaths_in_the_write_window_keep_the_script_going_until_the_age
         write = reply(messages)
         assert write.content[0].name == "write_report"
     assert int(write.content[0].id.removeprefix("toolu_")) > MAX_TURNS
+
+
+def test_the_unknown_tool_detour_asks_for_it_first_then_follows_the_script(monkeypatch):
+    """Con SCRIPTED_MODEL_DETOUR=herramienta-desconocida, el primer turno pide una herramienta que no
+    existe; tras su is_error, el guion de siempre (read_notes, con el id siguiente). Sin la variable, el
+    primer turno es el de la lección."""
+    monkeypatch.setenv(DETOUR_VAR, DETOUR_UNKNOWN_TOOL)
+    first = reply(TASK)
+    assert (first.content[0].id, first.content[0].name) == ("toolu_01", UNKNOWN_TOOL)
+    after = reply(answer(TASK, first, f"no existe la herramienta {UNKNOWN_TOOL}", is_error=True))
+    assert (after.content[0].id, after.content[0].name) == ("toolu_02", "read_notes")
+    monkeypatch.delenv(DETOUR_VAR)
+    assert reply(TASK).content[0].name == "read_notes"

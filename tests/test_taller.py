@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from harness.conformidad.checks import CAPABILITIES
-from harness.notebook.workbook import DECIDED_BY, PREVIEW_WAITS, STUB
+from harness.notebook.workbook import DECIDED_BY, LESSON_ORIGIN, PIECE_ORDER, PREVIEW_WAITS, STUB
 from maintainer import paths, taller
 from solutions.grading.notebook_run import execute
 
@@ -166,6 +166,15 @@ def test_what_each_check_waits_for_is_a_blank_of_the_workbook():
     blanks = set(STUB.findall(text))
     assert {name for name in DECIDED_BY.values() if name} <= blanks
     assert set(DECIDED_BY) <= set(CAPABILITIES)
+
+
+def test_the_pieces_are_in_the_workbooks_order_and_each_knows_its_lesson_cell():
+    """Una comprobación usa la versión de la lección de las piezas que vienen después de la suya: ese
+    orden es el de las celdas del taller, y cada celda en blanco dice de qué celda de la lección viene."""
+    cells = [c for c in stored().cells if STUB.search(c.source)]
+    in_order = [name for c in cells for name in STUB.findall(c.source) if name in PIECE_ORDER]
+    assert in_order == list(PIECE_ORDER)
+    assert LESSON_ORIGIN == taller.ORIGIN and all(taller.origin(c) for c in cells)
 
 
 def filled(tmp_path, replace=None):

@@ -1,5 +1,6 @@
 """``python -m harness.conformidad RUTA/agent.py``: la suite sobre ese agente, con un informe en español;
-sale con 0 solo si pasa todo.
+sale con 0 solo si pasa todo (una fila que no se pudo comprobar en esta máquina, p. ej. sin strace, no
+es un pase: el resumen dice cuántas se comprobaron de cuántas).
 
 ``--comando "node agent.js"`` juzga un agente en otro lenguaje: el comando corre en la carpeta de trabajo
 con el mismo contrato (AGENT_WORKDIR, CRASH_AFTER, --resume), y las filas que importan el agente dicen
@@ -30,6 +31,8 @@ def parser():
     p = argparse.ArgumentParser(
         prog="python -m harness.conformidad",
         description="La suite de conformidad del agente de la lección, sobre cualquier agent.py.",
+        epilog="Sale con 0 solo si pasa cada fila que aplica; con 1 si alguna falló, todavía no está "
+        "escrita o no se pudo comprobar en esta máquina (p. ej. sin strace: no es un pase).",
     )
     p.add_argument(
         "agente", nargs="?", help="la ruta del agent.py que se prueba (corre siempre en procesos nuevos)"

@@ -6,9 +6,10 @@ from collections import Counter
 from harness.text import plural
 
 from .checks import CAPABILITIES
-from .rows import FAILED, NOT_APPLICABLE, NOT_YET, OK
+from .rows import FAILED, NOT_APPLICABLE, NOT_YET, OK, UNCHECKED
 
-ORDER = (OK, FAILED, NOT_YET, NOT_APPLICABLE)
+ORDER = (OK, FAILED, NOT_YET, UNCHECKED, NOT_APPLICABLE)
+MACHINE_NOTE = "sin comprobar en esta máquina"
 
 
 BY_TITLE = {capability.title: capability for capability in CAPABILITIES.values()}
@@ -36,14 +37,21 @@ def piece_text(title, rows):
 
 
 def summary(rows):
-    """«N comprobaciones: a ✓, b ✗, …», contando solo lo que hubo."""
+    """«N comprobaciones: a ✓, b ✗, …», contando solo lo que hubo; si alguna fila no pudo correr aquí,
+    cuántas se comprobaron de las que aplican: un informe incompleto no se lee como un pase."""
     counts = Counter(row.status for row in rows)
     parts = ", ".join(f"{counts[s]} {s}" for s in ORDER if counts[s])
-    return f"{plural(len(rows), 'comprobación', 'comprobaciones')}: {parts}"
+    line = f"{plural(len(rows), 'comprobación', 'comprobaciones')}: {parts}"
+    if counts[UNCHECKED]:
+        applying = len(rows) - counts[NOT_APPLICABLE]
+        checked = counts[OK] + counts[FAILED]
+        line += f" · se comprobaron {checked} de {applying} filas ({counts[UNCHECKED]} {MACHINE_NOTE}): no es un pase"
+    return line
 
 
 def all_passed(rows):
-    """Todo ✓ o «no aplica», y al menos una fila ✓: una suite que no probó nada no pasa."""
+    """Todo ✓ o «no aplica», y al menos una fila ✓: una suite que no probó nada no pasa, ni una con
+    filas que no pudieron correr aquí."""
     return all(row.passed for row in rows) and any(row.status == OK for row in rows)
 
 

@@ -6,6 +6,8 @@ from typing import NamedTuple
 from harness.text import shorten
 
 OK, FAILED, NOT_YET, NOT_APPLICABLE = "✓", "✗", "todavía no", "no aplica"
+# Una fila que aplica pero no pudo correr aquí (falta strace, no es Linux): nunca es un pase.
+UNCHECKED, ON_THIS_MACHINE = "sin comprobar", "no se pudo comprobar en esta máquina"
 STDERR_LINES, LINE_WIDTH = 6, 200  # lo que se muestra del stderr del agente bajo una fila que falla
 
 
@@ -26,7 +28,8 @@ class Row(NamedTuple):
 
     @property
     def passed(self):
-        """✓, o «no aplica» con su porqué (la suite exige además filas ✓: ver ``report.all_passed``)."""
+        """✓, o «no aplica» con su porqué (la suite exige además filas ✓: ver ``report.all_passed``).
+        Una fila «sin comprobar» no pasa: que no haya podido correr no dice nada del agente."""
         return self.status in (OK, NOT_APPLICABLE)
 
 
@@ -47,3 +50,8 @@ def not_yet(scenario, expected, missing):
 def not_applicable(scenario, why, section=""):
     """Una fila que no se prueba con este agente, y por qué."""
     return Row(scenario, "—", why, NOT_APPLICABLE, section=section)
+
+
+def unchecked(row, why):
+    """``row`` que aplica pero no pudo correr en esta máquina (``why``): se muestra así, con el porqué."""
+    return Row(row.scenario, row.expected, f"{ON_THIS_MACHINE}: {why}", UNCHECKED, section=row.section)

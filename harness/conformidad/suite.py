@@ -7,8 +7,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .checks import CAPABILITIES, LESSON_PIECES, PRODUCTION_PIECES, applies, rows_of
 from .checks.common import Runs
-from .processes import NeedsDriver, missing
-from .rows import FAILED, Row, judged, not_applicable, not_yet
+from .checks.faults import strace_missing
+from .checks.waiting import unavailable
+from .processes import TIMEOUT, NeedsDriver, missing
+from .rows import FAILED, NOT_APPLICABLE, Row, judged, not_applicable, not_yet, unchecked
+
+TIMED_OUT = f"no terminó en {TIMEOUT} s"  # lo que processes agrega al stderr de una corrida sin fin
 
 
 def pieces_for(pieces=None, production=False):
@@ -17,10 +21,19 @@ def pieces_for(pieces=None, production=False):
 
 
 def _safe(function, ctx, runs, title):
-    """Las filas de una función de fila: una fila ✗ con la causa si la comprobación misma falló."""
+    """Las filas de una función de fila: una fila ✗ con la causa si la comprobación misma falló. Si una
+    corrida no terminó (una máquina cargada), la fila se repite una vez, con corridas nuevas, antes de
+    fallar."""
     needs = getattr(function, "needs", "")
     if needs and getattr(ctx, "command", None):  # un agente en otro lenguaje (--comando)
         return [not_applicable(title, f"esta fila {needs}: no aplica a un agente dado por --comando")]
+    rows = _attempt(function, ctx, runs, title)
+    if any(_timed_out(row) for row in rows):
+        rows = _attempt(function, ctx, Runs(ctx), title)
+    return [_on_this_machine(_unwritten(row)) for row in rows]
+
+
+def _attempt(function, ctx, runs, title):
     try:
         out = function(ctx, runs) if getattr(function, "label", None) else function(ctx)
     except NeedsDriver as why:  # --comando: esta fila importa el agente
@@ -29,13 +42,26 @@ def _safe(function, ctx, runs, title):
         out = judged(
             title, "que la comprobación corra", f"{type(err).__name__}: {err}", False, "revisa el agente"
         )
-    return [_unwritten(row) for row in (out if isinstance(out, list) else [out])]
+    return out if isinstance(out, list) else [out]
+
+
+def _timed_out(row):
+    return row.status == FAILED and any(TIMED_OUT in line for line in row.stderr)
 
 
 def _unwritten(row):
     """Una fila ✗ cuyo agente dice que le falta una pieza es «todavía no», no una falla."""
     piece = missing("\n".join(row.stderr)) if row.status == FAILED else None
     return not_yet(row.scenario, row.expected, piece) if piece else row
+
+
+def _on_this_machine(row):
+    """Una fila «no aplica» porque a esta máquina le falta algo (strace, Linux) sí aplica: no se pudo
+    comprobar, y lo dice (los porqués son los de las comprobaciones mismas, no un texto copiado)."""
+    if row.status != NOT_APPLICABLE:
+        return row
+    lacking = {why for why in (strace_missing(), unavailable()) if why}
+    return unchecked(row, row.got) if row.got in lacking else row
 
 
 # Cuántas filas a la vez (por omisión, una por núcleo); con 1, las corridas van una tras otra.

@@ -10,7 +10,9 @@ import html
 from typing import NamedTuple
 
 from harness.contract import CRASH_VAR, VARIANT_VAR
+from harness.crash_lab.ending import DONE, SIGNAL, ending
 from harness.crash_lab.picture import LEGEND, describe, turn_svg
+from harness.crash_lab.shown import without_paths
 from harness.crash_lab.variants import describe_label, get
 from harness.crash_lab.words import ACTIONS, times
 from harness.text import plural
@@ -56,7 +58,7 @@ class LabStep(NamedTuple):
 
 
 def transcript(step):
-    """El paso como en la terminal de la lección: comando, salida y ``EXIT=…``."""
+    """El paso como en la terminal de la lección: comando, salida (sin rutas de la máquina) y ``EXIT=…``."""
     run = step.run
     if run is None:
         return ""
@@ -64,8 +66,8 @@ def transcript(step):
     env = f"{CRASH_VAR}={step.label} " if step.action == "run" and step.label else ""
     env += f"{VARIANT_VAR}={variant.agent_variant} " if variant.agent_variant else ""
     flag = " --resume" if step.action == "resume" else ""
-    lines = [f"$ {env}{variant.command}{flag}", *run.stdout.splitlines(), *run.stderr.splitlines()]
-    return "\n".join(lines + [f"EXIT={run.returncode}"])
+    output = [*without_paths(run.stdout).splitlines(), *without_paths(run.stderr).splitlines()]
+    return "\n".join([f"$ {env}{variant.command}{flag}", *output, f"EXIT={run.returncode}"])
 
 
 def branch_title(step):
@@ -89,7 +91,10 @@ def branch_text(step):
 
 
 def _no_branch(step, words):
-    if step.action == "resume" and step.run and step.run.returncode != 0:
+    end = ending(step.run) if step.action == "resume" and step.run else None
+    if end and end.kind == SIGNAL:  # una señal de verdad, no algo que la reanudación no pudo leer
+        return f"ninguna: la reanudación murió por {end.signal} antes de reconciliar"
+    if end and end.kind != DONE:
         return f"ninguna: la reanudación no pudo leer {words.unread}"
     if step.action == "resume" and step.run:
         return "ninguna: el flujo ya había terminado, no quedaba ningún paso abierto"
@@ -164,7 +169,7 @@ def log_html(step):
     """El log del último proceso, como en la terminal; las líneas de stderr marcadas con ✗."""
     if step is None:
         return "<p class='cl-muted'>Todavía no se lanzó ningún proceso.</p>"
-    err = set(step.run.stderr.splitlines())
+    err = set(without_paths(step.run.stderr).splitlines())
     rows = (
         f"<span class='cl-err'>✗ {html.escape(line)}</span>" if line in err else html.escape(line)
         for line in transcript(step).splitlines()

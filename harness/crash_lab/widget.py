@@ -29,7 +29,9 @@ import traitlets
 
 from harness.contract import CHECKPOINT_FILE
 from harness.crash_lab import variants, view
+from harness.crash_lab.ending import CRASH, DONE, SIGNAL, ending
 from harness.crash_lab.picture import HOW_TO_CHOOSE, LEGEND, turn_svg
+from harness.crash_lab.shown import shown_path
 from harness.crash_lab.variants import describe_label, exists_in, missing_note
 from harness.crash_lab.words import ACTIONS, NO_CRASH, crash_labels
 from harness.errors import HarnessError
@@ -89,14 +91,6 @@ def generated_from(path):
         return None
     found = GENERATED.match(first)
     return found["source"] if found else None
-
-
-def shown_path(path):
-    """La ruta del agente relativa a la carpeta del notebook; fuera de ella, su carpeta y su nombre."""
-    relative = os.path.relpath(os.path.abspath(path))
-    if not relative.startswith(os.pardir):
-        return relative.replace(os.sep, "/")
-    return "/".join(pathlib.Path(os.path.abspath(path)).parts[-2:])
 
 
 def with_article(name):
@@ -196,16 +190,29 @@ class CrashLab:
         """Por qué Reanudar no tiene sentido ahora ('' si lo tiene)."""
         state = variants.get(self._run_variant).resume_file
         if not os.path.exists(os.path.join(self._workdir_abs, state)):
-            if self._story and self.last.action == "run":  # recién se ejecutó: murió antes de escribirlo
-                where = describe_label(self._story_label, self._run_variant)
-                return (
-                    f"La corrida murió en «{where}», antes de escribir {state}: no hay nada que reanudar. "
-                    "Elige una caída más adelante y vuelve a Ejecutar."
-                )
+            if self._story and self.last.action == "run":  # recién se ejecutó y no lo escribió
+                return f"{self._why_nothing_written(state)}: no hay nada que reanudar. {self._what_next()}"
             return f"No hay {state} en la carpeta: no hay nada que reanudar. Pulsa Ejecutar primero."
         if self._story and self._story[-1][1].returncode == 0 and self.last.action in ("run", "resume"):
             return "La última corrida llegó a [done]: no queda nada que reanudar. Elige una caída y pulsa Ejecutar."
         return ""
+
+    def _why_nothing_written(self, state):
+        """Por qué la corrida recién ejecutada no dejó ``state``, según cómo terminó (no según la caída
+        elegida: un agente que falla antes de llegar a ella no «murió en» ella)."""
+        end = ending(self._story[-1][1])
+        if end.kind == CRASH:
+            return f"La corrida murió en «{describe_label(end.label, self._run_variant)}», antes de escribir {state}"
+        if end.kind == SIGNAL:
+            return f"La corrida murió por {end.signal} (código {end.code}) antes de escribir {state}"
+        if end.kind == DONE:
+            return f"La corrida terminó (código 0) sin escribir {state}"
+        return f"La corrida terminó con un error (código {end.code}) antes de escribir {state}"
+
+    def _what_next(self):
+        if ending(self._story[-1][1]).kind == CRASH:
+            return "Elige una caída más adelante y vuelve a Ejecutar."
+        return "Mira el log del paso y vuelve a Ejecutar."
 
     # —— Lanzar procesos y registrar pasos ——
 
@@ -235,15 +242,20 @@ class CrashLab:
         return self._finish(self._step(action, run, self._outcome(action, run)))
 
     def _outcome(self, action, run):
-        """Qué pasó con el proceso, en una frase."""
-        if run.killed:
-            where = describe_label(self._story_label, self._run_variant)
+        """Qué pasó con el proceso, en una frase, dicho desde su código de salida."""
+        end = ending(run)
+        if end.kind == CRASH:
+            where = describe_label(end.label, self._run_variant)
             return f"el proceso murió en «{where}» (código de salida 137, caída simulada)."
-        if run.returncode == 0:
+        if end.kind == SIGNAL:
+            return (
+                f"el proceso murió por {end.signal} (código de salida {end.code}): una señal de verdad, "
+                "no una caída simulada del laboratorio."
+            )
+        if end.kind == DONE:
             done = "la reanudación terminó" if action == "resume" else "la corrida terminó sin caerse"
             return f"{done} (código de salida 0).{self._surprise(action, run)}"
-        first = (run.stderr.strip().splitlines() or ["sin mensaje de error"])[-1]
-        return f"el agente terminó con código {run.returncode}: {first}"
+        return f"el agente terminó con un error (código de salida {end.code}), no con una caída: {end.line}"
 
     def _surprise(self, action, run):
         """Un aviso si el agente no hizo lo que se le pidió (p. ej. un agente del notebook a medio armar)."""

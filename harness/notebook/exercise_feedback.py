@@ -400,7 +400,7 @@ def show_incident(fn):
         f.write(PRODUCTION.format(agent=_agent["path"]))
     resumed = run_agent_process(workdir, agent=production, resume=True)
     print("\n$ python agent.py --resume")
-    print(resumed.stdout.rstrip() or resumed.stderr.rstrip())
+    print(resumed.as_terminal(), end="")  # la corrida entera: también su línea de stderr y su código
     copies = read_disk_state(workdir).report_copies
     print(
         f"\n{REPORT_PATH}: "

@@ -74,8 +74,7 @@ class Workspace:
         words = [f"{name}={_relative(value)}" for name, value in shown.items() if value]
         print(" ".join(["$", *words, self.command(agent), *["--resume"] * resume]))
         run = self.run(workdir, agent, resume=resume, crash_after=crash_after, variant=variant, env=env)
-        exit_line = f"EXIT={run.returncode}\n" if run.returncode else ""  # el «echo EXIT=$?» de la terminal
-        print(run.stdout + run.stderr + exit_line, end="")
+        print(run.as_terminal(), end="")
         return ShownRun(*run)
 
     def command(self, agent=None):

@@ -7,10 +7,12 @@ su salida del tope) se mata con SIGKILL todo lo que sea de ella:
 - su grupo de procesos entero;
 - en Linux, todo proceso que lleve su marca en el entorno o que tenga abierto uno de sus pipes, aunque
   haya dejado el grupo (``setsid``, doble fork);
-- y, cuando la suite corre como programa (``own_children``), ese proceso se declara *child subreaper*
-  (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano pasa a ser hijo suyo, no de init, así que
-  ``kill_adopted`` lo encuentra al terminar cada corrida aunque haya borrado su entorno y cerrado sus
-  pipes.
+- y quien lanza se declara *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): un nieto huérfano
+  pasa a ser hijo suyo, no de init, así que ``kill_adopted`` lo encuentra al terminar cada corrida aunque
+  haya borrado su entorno y cerrado sus pipes. La suite como programa (``own_children``) lo es siempre;
+  dentro de un kernel o de pytest (``workbook.conformance()``), solo mientras dura alguna corrida
+  (``_start_adopting``), y los hijos que ese proceso ya tenía son ajenos: ni se matan ni se recogen.
+  Lo que deja corriendo una corrida con «keep» (``pg_ctl start``) sigue aunque lo adopte.
 
 Así corre todo ``harness.runs.launcher.launch`` con ``orphans="kill"`` (lo de siempre); con «keep» (y sin
 sesión propia, si se pide) solo quedan el tope y el plazo, y lo que la corrida deja corriendo sigue.
@@ -72,11 +74,13 @@ class Outcome(NamedTuple):
 
 def become_subreaper():
     """En Linux, este proceso adopta a los huérfanos de sus descendientes. True si quedó así."""
-    if not _LINUX:
-        return False
+    return _LINUX and _set_subreaper(1)
+
+
+def _set_subreaper(value):
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, value, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
@@ -94,12 +98,18 @@ def run_contained(
     if os.name != "posix":
         return _run_plain(args, cwd=cwd, env=env, timeout=timeout)
     mark = uuid.uuid4().hex
-    with _started_lock:
-        try:
-            proc, server = _start(args, cwd, {**env, RUN_MARK: mark}, servers, new_session)
-        except OSError as err:  # el programa no existe o no se puede ejecutar: como en la terminal, 127
-            return Outcome(127, "", f"no se pudo lanzar {args[0]}: {os_reason(err)}", "exit")
-        _started.add(proc.pid)
+    if not kill_orphans:  # lo que deja corriendo sigue, aunque lo adopte este proceso (kill_adopted)
+        _kept_marks.add(f"{RUN_MARK}={mark}")
+    adopting = kill_orphans and _start_adopting()
+    try:
+        proc, server = _start_protected(args, cwd, {**env, RUN_MARK: mark}, servers, new_session)
+    except BaseException as err:
+        if adopting:
+            _stop_adopting()
+        if not isinstance(err, OSError):
+            raise
+        # el programa no existe o no se puede ejecutar: como en la terminal, 127
+        return Outcome(127, "", f"no se pudo lanzar {args[0]}: {os_reason(err)}", "exit")
     marks = {f"{RUN_MARK}={mark}", *(server.marks if server else ())}
     spared = {server.process.pid} if server else set()
     if kill_orphans:
@@ -114,7 +124,9 @@ def run_contained(
         proc.wait()
         with _started_lock:
             _started.discard(proc.pid)
-        if _owns_children:
+        if adopting:
+            _stop_adopting()
+        elif _owns_children:
             kill_adopted()
         reader.drain(DRAIN_SECONDS, lambda: kill(reader.pipe_inodes))
     out, err = reader.text()
@@ -125,15 +137,33 @@ def run_contained(
 def row_process(start):
     """Un proceso que una fila lanza por su cuenta (``start()``, sin ``run_contained``: el agente que
     espera al modelo), protegido mientras dura: ``kill_adopted`` no lo toma por un huérfano (lo mataría
-    y lo recogería, y su ``Popen`` diría código 0). Se lanza con el candado tomado por lo mismo."""
-    with _started_lock:
-        proc = start()
-        _started.add(proc.pid)
+    y lo recogería, y su ``Popen`` diría código 0). Se lanza con el candado tomado por lo mismo.
+    Sus huérfanos mueren al terminar, como los de ``run_contained`` (él sigue protegido mientras tanto)."""
+    adopting = _start_adopting()
+    try:
+        with _started_lock:
+            proc = start()
+            _started.add(proc.pid)
+    except BaseException:
+        if adopting:
+            _stop_adopting()
+        raise
     try:
         yield proc
     finally:
+        if adopting:
+            _stop_adopting()
         with _started_lock:
             _started.discard(proc.pid)
+
+
+def _start_protected(args, cwd, env, servers, new_session):
+    """``_start`` con el candado tomado: su pid queda entre los protegidos antes de que ``kill_adopted``
+    pueda verlo como un huérfano."""
+    with _started_lock:
+        proc, server = _start(args, cwd, env, servers, new_session)
+        _started.add(proc.pid)
+    return proc, server
 
 
 def _start(args, cwd, env, servers, new_session):
@@ -407,10 +437,10 @@ def _children():
 
 
 def _protected():
-    """Los hijos de este proceso que no son huérfanos adoptados: las corridas en curso y los
-    trabajadores de ``multiprocessing``."""
+    """Los hijos de este proceso que no son huérfanos adoptados: las corridas en curso, los
+    trabajadores de ``multiprocessing`` y los que ya tenía antes de adoptar (``_foreign``)."""
     with _started_lock:
-        mine = set(_started)
+        mine = set(_started) | _foreign
     return mine | {p.pid for p in multiprocessing.active_children()}
 
 
@@ -428,22 +458,66 @@ def own_children():
     """Quien corre la suite como programa (``python -m harness.conformidad``) lo declara: todo hijo
     suyo que no arrancó ``run_contained`` es un huérfano de una corrida, y muere al terminar cada
     corrida. Dentro de pytest o de un notebook no: ahí otros hijos (un servidor de prueba) son ajenos,
-    y ese proceso tampoco se vuelve subreaper (adoptaría huérfanos que nadie recoge)."""
+    y ese proceso es subreaper solo mientras corre una fila (``_start_adopting``)."""
     global _owns_children
     _owns_children = become_subreaper() or _owns_children
 
 
 _owns_children = False
+# Sin own_children: cuántas corridas en curso tienen a este proceso como subreaper, y los hijos que
+# ya tenía cuando empezó a serlo (los de un kernel o de pytest: no son de ninguna corrida).
+_adopters = 0
+_foreign = set()
+# Las marcas de las corridas con «keep» (``pg_ctl start``): su servidor, si un subreaper lo adopta
+# mientras otra corrida está en curso, no es un huérfano que matar.
+_kept_marks = set()
+
+
+def _start_adopting():
+    """Sin ``own_children`` (un kernel, pytest), este proceso es subreaper mientras dure la corrida que
+    empieza: así la contiene igual que la suite como programa. True si quedó así (hay que llamar a
+    ``_stop_adopting``); con ``own_children`` ya lo es, y fuera de Linux no se puede."""
+    global _adopters
+    if _owns_children or not _LINUX:
+        return False
+    with _started_lock:
+        if _adopters == 0:
+            _foreign.update(_children())
+            if not become_subreaper():
+                _foreign.clear()
+                return False
+        _adopters += 1
+    return True
+
+
+def _stop_adopting():
+    """La corrida terminó: mata a los huérfanos adoptados y, si era la última en curso, este proceso deja
+    de ser subreaper (antes de la última pasada de ``kill_adopted``: un nieto que quedó huérfano en el
+    medio ya es hijo suyo y muere; uno posterior, ajeno, vuelve a ir a init)."""
+    global _adopters
+    with _started_lock:
+        _adopters -= 1
+        last = _adopters == 0
+        if last:
+            _set_subreaper(0)
+    kill_adopted()
+    with _started_lock:
+        if last and _adopters == 0:
+            _foreign.clear()
 
 
 def kill_adopted():
     """SIGKILL a todo huérfano adoptado que siga vivo (uno que dejó el grupo, borró su marca y cerró
-    sus pipes), y recogerlo. Devuelve cuántos había."""
+    sus pipes), salvo el de una corrida con «keep», y recogerlo. Devuelve cuántos había."""
     if not _LINUX:
         return 0
     with _started_lock:  # ninguna corrida arranca a medias mientras tanto: su hijo no se toma por huérfano
-        protected = set(_started) | {p.pid for p in multiprocessing.active_children()}
-        orphans = [pid for pid in _children() if pid not in protected and _state(pid) != "Z"]
+        protected = set(_started) | _foreign | {p.pid for p in multiprocessing.active_children()}
+        orphans = [
+            pid
+            for pid in _children()
+            if pid not in protected and _state(pid) != "Z" and not _belongs(pid, _kept_marks, ())
+        ]
         for pid in orphans:
             _kill(pid)
     for pid in orphans:

@@ -176,6 +176,11 @@ class AgentRun(NamedTuple):
         llamada colgante, o None si no fue una reanudación que leyó un punto de control."""
         return reconcile_branch(self.stdout)
 
+    def as_terminal(self):
+        """Lo que se ve en la terminal: stdout, stderr (la línea final de una falla va última) y, si no
+        terminó bien, el ``echo EXIT=$?`` de la lección."""
+        return self.stdout + self.stderr + (f"EXIT={self.returncode}\n" if self.returncode else "")
+
 
 def agent_command(
     workdir, *, agent=None, resume=False, crash_after=None, variant=None, env=None, live=False, command=None

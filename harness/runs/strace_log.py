@@ -65,3 +65,34 @@ def parse_log(path):
                 Call(name, [_arg(a) for a in args.split(", ")], int(result), path_back, "(INJECTED)" in rest)
             )
     return calls
+
+
+# Las llamadas con que un guardado cambia un archivo (o lo abre, lo fija o lo cierra), en cualquier
+# lenguaje: «?» delante, las que esta arquitectura puede no tener (strace no falla por ellas).
+SAVE_TRACED = (
+    "openat,write,rename,renameat,renameat2,fsync,fdatasync,unlink,unlinkat,close,"
+    "?open,?creat,?pwrite64,?writev,?pwritev,?pwritev2,?ftruncate,?truncate,?link,?linkat"
+)
+# Las que reciben rutas como texto (las «…at» las resuelven desde el descriptor que va antes).
+PATH_CALLS = frozenset(
+    "open creat unlink rename truncate link openat unlinkat renameat renameat2 linkat".split()
+)
+
+
+def paths_of(call, cwd):
+    """Las rutas absolutas que toca ``call``: las que nombra (resueltas desde su descriptor, o desde
+    ``cwd``), la de cada descriptor que usa y la del que devuelve. Un descriptor que solo sirve de
+    base a una ruta (el de ``openat``) no cuenta: la llamada no toca esa carpeta."""
+    found, base = [], None
+    for arg in call.args:
+        if isinstance(arg, tuple):
+            if call.name not in PATH_CALLS and arg[0] != "AT_FDCWD":
+                found.append(arg[1])
+            base = arg[1]
+        elif isinstance(arg, bytes) and call.name in PATH_CALLS:
+            name = arg.decode("utf-8", "replace")
+            found.append(os.path.normpath(os.path.join(base or cwd, name)))
+            base = None
+    if call.returned_path:
+        found.append(call.returned_path)
+    return found

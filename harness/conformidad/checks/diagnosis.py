@@ -14,6 +14,7 @@ from harness.contract import (
     NO_PENDING,
     RERUN,
     done_text,
+    format_line,
     parse_log,
     unknown_state_text,
 )
@@ -259,17 +260,85 @@ def refill_problems(record):
                 "el punto B rellenado deja una conversación que la API rechazaría: un tool_use, su tool_result, en orden",
             )
         ]
-    result = _tool_results(messages)[exp.pending.id]
-    if exp.branch == IS_ERROR and (
-        result.get("is_error") is not True or result.get("content") != unknown_state_text(exp.pending.name)
-    ):
+    turn = split(record.label)[1]
+    if cp.get("turns") != turn:
+        return [
+            (
+                f"el punto B rellenado guardó turns = {cp.get('turns')}; la llamada colgante es del turno {turn}",
+                "el punto B rellenado guarda el turns que leyó del punto de control: rellenar no es un turno nuevo, ni resta uno",
+            )
+        ]
+    return refilled_result_problems(record, _tool_results(messages)[exp.pending.id])
+
+
+def refilled_result_problems(record, result):
+    """El tool_result rellenado: en la rama is_error, is_error: true y el texto de la lección; en las
+    otras, sin is_error y con el resultado anotado en el registro (el que se reutilizó o se volvió a
+    ejecutar)."""
+    exp = EXPECTED[record.label]
+    if exp.branch == IS_ERROR:
+        if result.get("is_error") is True and result.get("content") == unknown_state_text(exp.pending.name):
+            return []
         return [
             (
                 f"tool_result de {exp.pending.id}: is_error={result.get('is_error')}",
                 "la rama is_error lleva is_error: true y el texto de la lección («Se desconoce el estado de ejecución previo…»)",
             )
         ]
+    if result.get("is_error"):
+        return [
+            (
+                f"tool_result rellenado de {exp.pending.id}: is_error={json.dumps(result.get('is_error'))}",
+                f"la rama «{BRANCH_WORDS[exp.branch]}» devuelve el resultado real de la herramienta, sin is_error: is_error es solo para el estado desconocido",
+            )
+        ]
+    entry = record.after_resume.entries.get(exp.pending.id)
+    if not isinstance(entry, dict):  # sin anotación: la causa es esa, y la nombra la fila del registro
+        return []
+    if result.get("content") != entry.get("result"):
+        return [
+            (
+                f"tool_result rellenado de {exp.pending.id}: {shorten(json.dumps(result.get('content'), ensure_ascii=False), 60)}",
+                f"el tool_result rellenado lleva el resultado anotado en {EFFECTS_FILE} para esa llamada (el que se reutilizó o se volvió a ejecutar)",
+            )
+        ]
     return []
+
+
+def turn_problems(record):
+    """Los números de turno a través de las corridas de una etiqueta (caída, --resume, segundo --resume):
+    cada punto A abre el turno siguiente al último, cada punto B y la línea de reanudación dicen el
+    turno en curso, y el punto de control final guarda el último. Una reanudación sigue contando."""
+    current = 0
+    for run in (record.crash, record.resume, record.last):
+        for line in parse_log(run.stdout) if run else ():
+            got = line.turn if line.kind in ("save", "resume") else None
+            if got is None:
+                continue
+            wanted = current + 1 if line.kind == "save" and line.point == "A" else current
+            if got != wanted:
+                hint = _turn_hint(line, run is not record.crash)
+                return [(f"«{format_line(line)}» donde tocaba el turno {wanted}", hint)]
+            current = got
+    turns = checkpoint_of(record.final).get("turns")
+    if record.finished.returncode == EXIT_DONE and turns != current:
+        return [
+            (
+                f"turns = {turns} al terminar, tras {current} turnos",
+                "turns cuenta los turnos del modelo de toda la tarea: al reanudar sigue desde el turns del punto de control",
+            )
+        ]
+    return []
+
+
+def _turn_hint(line, resumed):
+    if not resumed:
+        return "turns cuenta los turnos del modelo: en el turno N, vale N (cada punto A suma uno)"
+    if line.kind == "resume":
+        return "la línea de reanudación dice el turns leído del punto de control"
+    if line.refilled:
+        return "el punto B rellenado es del turno de la llamada colgante: el turns leído, sin sumar ni restar"
+    return "turns cuenta los turnos del modelo de toda la tarea: al reanudar sigue desde el turns del punto de control, no desde 0"
 
 
 def refilled_ledger_problems(record):
@@ -326,7 +395,7 @@ def final_problems(record):
 
 
 def aspects(record, *names):
-    """Los problemas de los aspectos pedidos, en orden: crash, branch, refill, final."""
+    """Los problemas de los aspectos pedidos, en orden: crash, branch, refill, final, turns."""
     found = []
     for name in names:
         found += {
@@ -334,5 +403,6 @@ def aspects(record, *names):
             "branch": branch_problems,
             "refill": refill_problems,
             "final": final_problems,
+            "turns": turn_problems,
         }[name](record)
     return found

@@ -6,27 +6,29 @@ import os
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE, EXIT_DONE, LOCK_FILE, TMP_SUFFIX, done_text
 from harness.notebook.disk_state import read_disk_state
-from harness.scenario import FINAL_TEXT, TURNS, call_id
+from harness.scenario import FINAL_TEXT, SAVE_A, TURNS, call_id
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 from ..processes import call, run, scratch
 from ..rows import judged
-from .common import PYTHON_DRIVER, needs, row_or_not_yet, said, sample_checkpoint, write
+from .common import PYTHON_DRIVER, crash_first, needs, row_or_not_yet, said, sample_checkpoint, write
 from .diagnosis import ended, ledger_problems
 
 PIECE, TITLE = "apertura", "fresh_scene: una corrida nueva empieza limpia"
 CHECKS = (
     f"fresh_scene borra {CHECKPOINT_FILE}, {EFFECTS_FILE} y el reporte, y devuelve (0, 0, [la tarea])",
     "una corrida nueva sobre los archivos de otra termina con el registro exacto de la corrida nueva y una copia del reporte",
+    f"una corrida nueva con un {EFFECTS_FILE} viejo y sin {CHECKPOINT_FILE}: en su primer punto A el registro ya está vacío",
 )
 STALE = call_id(9)  # una anotación de la corrida anterior: una corrida nueva no la hereda
+OLD_REPORT = {"name": "write_report", "result": "viejo", "at": 1}
 
 
 def _leftovers(w):
     write(os.path.join(w, CHECKPOINT_FILE), json.dumps(sample_checkpoint()))
     write(
         os.path.join(w, EFFECTS_FILE),
-        json.dumps({STALE: {"name": "write_report", "result": "viejo", "at": 1}}),
+        json.dumps({STALE: OLD_REPORT}),
     )
     write(os.path.join(w, REPORT_PATH), "viejo\n")
     write(os.path.join(w, CHECKPOINT_FILE + TMP_SUFFIX), "{")
@@ -91,4 +93,27 @@ def clean_run(ctx):
     return judged(scenario, expected, got, not problems, hint, done.stderr)
 
 
-ROWS = (fresh_scene, clean_run)
+def stale_ledger(ctx):
+    """El registro viejo se borra aunque no haya punto de control (quien borra un punto de control dañado,
+    como le pide el error, deja el registro): si no, el toolu_03 viejo contestaría el de esta corrida."""
+    scenario = f"una corrida nueva con un {EFFECTS_FILE} viejo y sin {CHECKPOINT_FILE}"
+    expected = f"en su primer punto A, {EFFECTS_FILE} vacío o ausente"
+    label = f"{SAVE_A}:1"
+    with scratch() as w:
+        write(os.path.join(w, EFFECTS_FILE), json.dumps({TURNS[3].id: OLD_REPORT}))
+        crashed, failed = crash_first(ctx, w, label, scenario, expected)
+        state = read_disk_state(w)
+    if failed:
+        return failed
+    return judged(
+        scenario,
+        expected,
+        f"{EFFECTS_FILE}: {', '.join(state.entries) or 'vacío'}",
+        not state.entries,
+        f"una corrida sin --resume borra {EFFECTS_FILE} aunque no exista {CHECKPOINT_FILE}: si no, tras una caída "
+        f"el {TURNS[3].id} viejo contesta el de esta corrida desde el registro y el reporte nunca se escribe",
+        crashed.stderr,
+    )
+
+
+ROWS = (fresh_scene, clean_run, stale_ledger)

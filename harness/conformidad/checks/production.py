@@ -1,7 +1,18 @@
 """El nivel de producción: una capacidad por defensa del notebook «De la lección a producción»; cada
 fila lleva el título de su sección."""
 
-from . import assistant_turn, idempotency, lasting_faults, links, lock, sigkill_warning, signals, unknown_tool
+from . import (
+    assistant_turn,
+    fsync,
+    idempotency,
+    lasting_faults,
+    links,
+    lock,
+    sigkill_warning,
+    signals,
+    turn_cap,
+    unknown_tool,
+)
 
 # Las secciones de «De la lección a producción», en su orden: cada fila de este nivel nombra una.
 SECTIONS = (
@@ -18,5 +29,16 @@ SECTIONS = (
     "Una tarea que ya terminó",
     "La clave de idempotencia",
 )
-MODULES = (signals, assistant_turn, unknown_tool, idempotency, lock, lasting_faults, links, sigkill_warning)
+MODULES = (
+    fsync,
+    signals,
+    assistant_turn,
+    unknown_tool,
+    turn_cap,
+    idempotency,
+    lock,
+    lasting_faults,
+    links,
+    sigkill_warning,
+)
 CAPABILITIES = [(m.PIECE, f"{m.TITLE} · «{m.SECTION}»", m.ROWS, m.CHECKS) for m in MODULES]

@@ -28,6 +28,8 @@ CHECKS = (
     "version=2: «…se niega a cargarlo.»",
     "un punto de control válido se devuelve tal cual",
     f"--resume con {CHECKPOINT_FILE} cortado a mitad de un carácter UTF-8: una línea «No se pudo parsear…», código 1",
+    "version=true: «…se niega a cargarlo.» (en Python True == 1; en la lección true !== 1)",
+    f"--resume con un {CHECKPOINT_FILE} que es JSON válido pero no un objeto (null, []): una línea, código 1",
 )
 
 
@@ -90,6 +92,32 @@ def utf8_cut(ctx):
     )
 
 
+def _not_an_object(content):
+    """--resume con un punto de control que es JSON válido pero no un objeto: se rechaza con una línea."""
+
+    def check(ctx):
+        with scratch() as w:
+            write(checkpoint_path(w), content)
+            done = run(ctx, w, resume=True)
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        ok = done.returncode == EXIT_FAILED and len(lines) == 1 and "Traceback" not in done.stderr
+        if done.returncode == 0:
+            hint = f"un {CHECKPOINT_FILE} con {content} no es un punto de control: load_checkpoint lo rechaza (no tiene version=1), nunca lo usa"
+        else:
+            hint = f"{content} es JSON válido, pero no un objeto: revisa que lo cargado sea un objeto antes de leer su version, y recházalo con el error de una línea"
+        return judged(
+            f"--resume con {CHECKPOINT_FILE} = {content}",
+            f"código {EXIT_FAILED} y una línea en stderr, sin traza",
+            ended(done),
+            ok,
+            hint,
+            done.stderr,
+        )
+
+    check.__name__ = f"no es un objeto: {content}"
+    return check
+
+
 ROWS = (
     _error_row(
         f"sin {CHECKPOINT_FILE}",
@@ -109,6 +137,14 @@ ROWS = (
         WRONG_VERSION,
         "una versión que no es 1: el error «…se niega a cargarlo.»",
     ),
+    _error_row(
+        f"{CHECKPOINT_FILE} con version=true",
+        json.dumps({**sample_checkpoint(), "version": True}),
+        f"{CHECKPOINT_FILE} tiene version=true",
+        "true no es 1: en Python True == 1, así que compara también el tipo (la lección usa !==) y lanza el error «…se niega a cargarlo.»",
+    ),
     valid,
     utf8_cut,
+    _not_an_object("null"),
+    _not_an_object("[]"),
 )

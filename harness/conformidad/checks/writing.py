@@ -5,12 +5,14 @@ import os
 from harness.contract import CHECKPOINT_FILE, TMP_SUFFIX
 
 from ..processes import call, scratch
+from . import save_kills
 from .common import PYTHON_DRIVER, needs, read_json, row_or_not_yet, said, sample_checkpoint, write
 
 PIECE, TITLE = "escritura", "save_checkpoint: temporal + rename"
 CHECKS = (
     f"en una carpeta vacía, {CHECKPOINT_FILE} queda con el JSON pedido y sin .tmp al lado",
     f"con un {CHECKPOINT_FILE} anterior (con otro nombre más) y un .tmp a medias, el anterior se reemplaza entero",
+    *save_kills.CHECKS,
 )
 
 
@@ -61,4 +63,4 @@ def replaces_whole(ctx):
     )
 
 
-ROWS = (empty_folder, replaces_whole)
+ROWS = (empty_folder, replaces_whole, *save_kills.ROWS)
