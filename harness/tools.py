@@ -171,16 +171,18 @@ TOOLS = [
 ]
 
 
-def report_copies(path=REPORT_PATH):
-    """Cuántas veces se escribió el reporte en ``path``: 0 si no existe o si no es un archivo común
-    (un enlace simbólico o una FIFO no son un reporte, y abrir una FIFO esperaría para siempre)."""
+def report_copies(path=REPORT_PATH, title=REPORT_TITLE):
+    """Cuántas veces se escribió el reporte en ``path`` (las veces que aparece ``title``, su primera
+    línea: la de este modelo guionado, o la que pidió escribir el modelo de otro agente): 0 si no existe
+    o si no es un archivo común (un enlace simbólico o una FIFO no son un reporte, y abrir una FIFO
+    esperaría para siempre)."""
     try:
         data = read_present(path)
     except OSError as err:
         if err.errno in NOT_PLAIN:
             return 0
         raise
-    return 0 if data is None else data.decode("utf-8", "replace").count(REPORT_TITLE)
+    return 0 if data is None else data.decode("utf-8", "replace").count(title)
 
 
 def prepare_task_files():

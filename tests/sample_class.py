@@ -375,7 +375,7 @@ FILLS_SHM = """with open("/dev/shm/relleno", "wb") as f:
 # que el punto A tarde guarda un tool_use sin su tool_result). Tres datos mal, cuatro bien.
 HALF_RIGHT = (
     solution(NIVEL_1, "momento_1")
-    .replace('"reconcile_branch": "no reanudó"', '"reconcile_branch": "agregando is_error"')
+    .replace('"reconcile_branch": "agregando is_error"', '"reconcile_branch": "no reanudó"')
     .replace('"resume_finishes": False', '"resume_finishes": True')
     .replace('"notices_after_resume": 0', '"notices_after_resume": 1')
 )

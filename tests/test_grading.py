@@ -35,6 +35,7 @@ from sample_class import (
     submit,
 )
 
+from harness.notebook.export import PRODUCTION_NOTEBOOK
 from maintainer.paths import ROOT as REPO_ROOT
 from solutions.grading.preprocessors import CUT_NOTE, DEAD_NOTE, WarmExecute
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NOTEBOOKS, nbgrader
@@ -127,11 +128,13 @@ def test_hidden_test_cells_do_not_import_harness():
 
 
 def validate(course_dir, folder, *flags):
-    """``nbgrader validate`` de los dos ejercicios de ``folder``, sobre copias junto a la lección (el
-    Nivel 2 arma su agente desde ella): lo que los notebooks crean queda en la carpeta temporal."""
+    """``nbgrader validate`` de los dos ejercicios de ``folder``, sobre copias junto a la lección y a
+    «De la lección a producción», como en notebooks/ (el Nivel 2 arma desde ellas el agente de la lección
+    y el registro que presta): lo que los notebooks crean queda en la carpeta temporal."""
     target = os.path.join(course_dir, "validar", os.path.basename(folder))
     os.makedirs(target, exist_ok=True)
-    shutil.copyfile(os.path.join(NOTEBOOKS, LESSON), os.path.join(target, LESSON))
+    for notebook in (LESSON, PRODUCTION_NOTEBOOK):
+        shutil.copyfile(os.path.join(NOTEBOOKS, notebook), os.path.join(target, notebook))
     copies = []
     for name in EXERCISES:
         copies.append(os.path.join(target, f"{name}.ipynb"))
@@ -157,13 +160,13 @@ def test_released_notebooks_fail_every_test_until_answered(course):
 
 
 def test_released_level_2_shows_the_incident():
-    """La salida guardada del Nivel 2 muestra la anotación null, el falso acierto, la corrida entera como
-    en la terminal (su línea de stderr y su código de salida) y el reporte ausente."""
+    """La salida guardada del Nivel 2 muestra la anotación null, el falso acierto, la corrida entera del
+    agente de la lección (que da la tarea por hecha: [done] y código 0) y el reporte ausente."""
     cells = cells_by_id(os.path.join(NOTEBOOKS, f"{NIVEL_2}.ipynb"))
     shown = "".join(o.get("text", "") for o in cells["incidente"].outputs)
     assert '"result": null' in shown
     assert "acierto en el registro, reutilizando resultado, sin volver a ejecutar" in shown
-    assert re.search(r"report\.txt no existe[^\n]*\nEXIT=1\n", shown), shown
+    assert re.search(r"\n\[done\] [^\n]*\n\n--resume salió con código 0\.\n", shown), shown
     assert shown.rstrip().endswith("report.txt: no existe")
 
 

@@ -19,10 +19,9 @@ from sample_class import NIVEL_1, solution
 
 from harness.contract import EXIT_KILLED, crash_message
 from harness.notebook.exercise_feedback import BRANCHES, FIELDS, check_prediction_format
-from harness.runs.launcher import load_agent
 from solutions.grading import escenarios, judge, truth
 from solutions.grading.judge import AnswerError, PartlyRight, read_verdict, wrong_fields
-from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT, ROOT
+from solutions.grading.paths import LESSON_AGENT, NOTEBOOKS, REFERENCE_AGENT, ROOT
 from solutions.grading.preprocessors import verdict
 
 RELEASED_1 = os.path.join(NOTEBOOKS, f"{NIVEL_1}.ipynb")
@@ -56,7 +55,7 @@ def test_the_released_level_1_shows_no_graded_answer():
 
 
 def test_the_local_check_gives_hints_without_answers(capsys):
-    almost = {**source_answer(1), "reconcile_branch": "agregando is_error"}  # un dato mal
+    almost = {**source_answer(1), "reconcile_branch": "no reanudó"}  # un dato mal
     assert check_prediction_format(1, {1: almost})
     assert "formato correcto" in capsys.readouterr().out  # la forma, no el acierto
     broken = {k: v for k, v in almost.items() if k != "notices_after_resume"}
@@ -133,7 +132,7 @@ def test_the_truth_is_measured_from_killed_processes_and_matches_the_source(monk
     measured = truth.measured.__wrapped__()
     assert len(runs) == 2 * len(truth.MOMENTS)
     for n, (crash, resume) in zip(truth.MOMENTS, zip(runs[::2], runs[1::2], strict=True), strict=True):
-        label = truth.MOMENTS[n][2]
+        label = truth.MOMENTS[n][1]
         (how, died), (again, _) = crash, resume
         assert how["crash_after"] == label and died.returncode == EXIT_KILLED
         assert f"[kill] {crash_message(label)}" in died.stdout
@@ -160,23 +159,32 @@ def shipped_code():
 
 
 def test_nothing_the_course_ships_can_run_the_graded_scenarios(tmp_path):
-    """Ni harness/ ni el código de notebooks/ tienen la segunda herramienta ni el punto A tarde, y el
-    agente de referencia (el de la lección) no llega a un turno 4 con ninguna de sus variantes."""
+    """Ni harness/ ni el código de notebooks/ tienen la segunda herramienta ni los cambios de los
+    escenarios, y el agente de la lección, el que los escenarios cambian, no llega a un turno 4."""
     for path, text in shipped_code():
         for word in (escenarios.NOTIFY, escenarios.NOTICES_PATH, "escenarios"):
             assert word not in text, (path, word)
-    with open(REFERENCE_AGENT, encoding="utf-8") as f:
+    with open(LESSON_AGENT, encoding="utf-8") as f:
         source = f.read()
-    assert escenarios.point_a_late(source) != source  # el agente de la lección guarda A antes de empujar
-    for variant in load_agent(REFERENCE_AGENT, "referencia").VARIANTS:
-        workdir = tmp_path / variant
-        workdir.mkdir()
-        env = {**os.environ, "AGENT_WORKDIR": str(workdir), "AGENT_VARIANT": variant}
-        env["CRASH_AFTER"] = "after-tool:4"
-        done = subprocess.run(
-            [sys.executable, REFERENCE_AGENT], env=env, capture_output=True, text=True, timeout=60
-        )
-        assert done.returncode == 0 and "[kill]" not in done.stdout, (variant, done.stderr)
+    for change in escenarios.CHANGES.values():  # cada cambio cambia el texto de la lección
+        assert change(source) != source
+    env = {**os.environ, "AGENT_WORKDIR": str(tmp_path), "CRASH_AFTER": "after-tool:4"}
+    done = subprocess.run([sys.executable, LESSON_AGENT], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "[kill]" not in done.stdout, done.stderr
+
+
+def test_each_scenario_changes_only_what_its_words_say():
+    """«Solo el punto B» quita el bloque del punto A y nada más; «punto A tarde» mueve una línea."""
+    with open(LESSON_AGENT, encoding="utf-8") as f:
+        source = f.read()
+    only_b = escenarios.only_b(source)
+    assert "save A" not in only_b and 'crash_point("after-save-a")' not in only_b
+    assert set(only_b.splitlines()) <= set(source.splitlines())
+    assert len(source.splitlines()) - len(only_b.splitlines()) == 5
+    late = escenarios.point_a_late(source)
+    assert sorted(late.splitlines()) == sorted(source.splitlines())
+    assert late.index(escenarios.ASSISTANT_PUSH) < late.index(escenarios.POINT_A)
+    assert source.index(escenarios.ASSISTANT_PUSH) > source.index(escenarios.POINT_A)
 
 
 def test_the_student_edition_leaves_the_scenarios_out():
@@ -187,3 +195,48 @@ def test_the_student_edition_leaves_the_scenarios_out():
         relative = os.path.relpath(module.__file__, ROOT).replace(os.sep, "/")
         assert relative.startswith("solutions/grading/")
         assert not any(relative.startswith(prefix) for prefix in INCLUDED), relative
+
+
+# —— Los ejercicios, sobre lo enseñado antes de ellos ——
+
+
+def defined_names(path):
+    """Las funciones y clases de un agente, y lo que importa de las defensas de producción
+    (``harness.defenses``): lo que su código le da a quien lo lee, más allá de la base del arnés."""
+    import ast
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defenses = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and "defenses" in (n.module or "")]
+    return names | {a.asname or a.name for n in defenses for a in n.names}
+
+
+def test_the_exercises_name_nothing_that_only_production_teaches():
+    """Ninguna palabra de código que solo el agente de referencia tiene y la lección no nombra («De la
+    lección a producción» viene después de los ejercicios) aparece en el texto de los dos niveles."""
+    lesson = nbformat.read(os.path.join(NOTEBOOKS, "leccion_6_puntos_de_control.ipynb"), 4).cells
+    taught = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(c.source for c in lesson)))
+    production_only = defined_names(REFERENCE_AGENT) - defined_names(LESSON_AGENT) - taught
+    assert "check_resumable" in production_only  # la que el Nivel 1 daba por «de la lección»
+    for name in (NIVEL_1, "ejercicio_nivel_2"):
+        prose = "\n".join(c.source for c in nbformat.read(os.path.join(NOTEBOOKS, f"{name}.ipynb"), 4).cells)
+        named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", prose))
+        assert not named & production_only, (name, named & production_only)
+        assert "AGENT_VARIANT" not in prose, name  # el agente de la lección no la lee
+
+
+def test_no_stored_output_answers_the_warm_up():
+    """Las caídas del calentamiento no aparecen en las salidas guardadas de la lección ni del laboratorio:
+    ni su etiqueta ni la línea de reconcile de la llamada de ese turno."""
+    warm_up = next(
+        c.source for c in nbformat.read(RELEASED_1, 4).cells if c.source.startswith("## Calentamiento")
+    )
+    labels = set(re.findall(r"`(after-[a-z-]+:\d+)`", warm_up))
+    assert len(labels) == 4
+    for name in ("leccion_6_puntos_de_control", "laboratorio_de_caidas"):
+        cells = nbformat.read(os.path.join(NOTEBOOKS, f"{name}.ipynb"), 4).cells
+        outputs = " ".join(str(c.get("outputs", "")) for c in cells)
+        for label in labels:
+            assert label not in outputs, (name, label)
+            assert f"tool_use_id=toolu_{int(label.split(':')[1]):02d}" not in outputs, (name, label)

@@ -471,7 +471,7 @@ def test_the_annotated_solutions_are_stamped_and_not_shipped(tmp_path):
     ]
 
 
-def test_the_annotated_solutions_run_each_exercise_with_the_reference_agent():
+def test_the_annotated_solutions_run_each_exercise_with_the_lesson_agent():
     """Cada corrida que la lección ya no hace está aquí, con su salida guardada: la matriz del Nivel 1,
     ① ≡ ② en disco, los momentos con nota y la reproducción del Nivel 2 (los dos órdenes y el script)."""
     from maintainer.paths import ANNOTATED

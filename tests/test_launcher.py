@@ -141,3 +141,57 @@ def test_a_started_process_gets_default_signals_only_when_asked(tmp_path, reset)
         signal.signal(signal.SIGINT, before)
     out, _ = proc.communicate(timeout=60)
     assert out.strip() == str(not reset)
+
+
+# Escribe en stdout y stderr alternando, sin vaciar nada a mano: si el orden se leyera de los dos pipes,
+# llegaría stdout entero primero (con búfer de bloque) o mezclado según cuál leyó antes el lanzador.
+ALTERNATING = (
+    "import sys\nfor i in range(40):\n    print(f'out {i}')\n    print(f'err {i}', file=sys.stderr)\n"
+)
+
+
+def test_an_ordered_run_shows_its_writes_in_the_order_they_happened(tmp_path):
+    run = agent_run(
+        python(ALTERNATING + "print('fin «ñ»')\nraise SystemExit('adiós')"),
+        cwd=tmp_path,
+        env=None,
+        ordered=True,
+    )
+    out = [f"out {i}\n" for i in range(40)] + ["fin «ñ»\n"]
+    err = [f"err {i}\n" for i in range(40)] + ["adiós\n"]
+    assert run.stdout == "".join(out) and run.stderr == "".join(err)  # las dos salidas, aparte
+    both = [line for pair in zip(out[:40], err[:40], strict=True) for line in pair]
+    assert run.written == "".join([*both, out[40], err[40]])
+    assert run.as_terminal() == run.written + "EXIT=1\n"
+
+
+def test_an_unordered_run_shows_stdout_then_stderr(tmp_path):
+    run = agent_run(python(ALTERNATING), cwd=tmp_path, env=None)
+    assert run.written is None
+    assert run.as_terminal() == run.stdout + run.stderr
+
+
+def test_an_ordered_run_does_not_pass_the_recording_to_its_children(tmp_path):
+    # Un hijo del agente tiene otros pipes: si heredara la anotación, mentiría sobre los de la corrida.
+    show = "import os, sys; print(os.environ.get('HARNESS_WRITE_ORDER'), os.environ.get('PYTHONPATH'), sys.path[1:2])"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    run = agent_run(python(show), cwd=tmp_path, env=env, ordered=True)
+    assert run.stdout == f"None {tmp_path} {[str(tmp_path)]}\n", run.stderr
+    assert run.written == run.stdout
+
+
+def test_a_crash_at_a_label_keeps_the_order_up_to_the_kill_line(tmp_path):
+    label = "after-effect-write:1"
+    args, env = agent_command(tmp_path, agent=LESSON_AGENT, crash_after=label)
+    run = agent_run(args, cwd=tmp_path, env=env, ordered=True)
+    assert run.returncode == EXIT_KILLED, run.stderr
+    assert run.written.splitlines()[-1] == kill_line(crash_message(label))
+    assert sorted(run.written.splitlines()) == sorted((run.stdout + run.stderr).splitlines())
+
+
+def test_a_write_that_skips_sys_stdout_goes_after_what_was_recorded(tmp_path):
+    # os.write no pasa por sys.stdout: no queda anotada, y se muestra al final en vez de perderse.
+    code = "import os, sys\nos.write(1, b'directo\\n')\nprint('anotado', file=sys.stderr)"
+    run = agent_run(python(code), cwd=tmp_path, env=None, ordered=True)
+    assert run.stdout == "directo\n" and run.stderr == "anotado\n"
+    assert run.written == "anotado\ndirecto\n"

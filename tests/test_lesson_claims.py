@@ -87,8 +87,12 @@ def claim_output(notebook, claim):
 def test_a_failed_ledger_write_warns_at_once_on_stderr_and_returns_the_result(notebook):
     # La lección: console.error en el acto; el modelo recibe el resultado real, sin is_error.
     text = claim_output(notebook, "falla-del-registro")
-    assert "[falló la escritura del registro] tool_use_id=toolu_01: el efecto secundario ya ocurrió" in text
-    assert "[kill] caída simulada en after-save-b:1" in text  # murió después: el aviso ya había salido
+    warning = "[falló la escritura del registro] tool_use_id=toolu_01: el efecto secundario ya ocurrió"
+    assert warning in text
+    assert "[kill] caída simulada en after-save-b:1" in text
+    # «En el acto», visible como en una terminal: el aviso sale entre el punto A y el B, antes de la caída.
+    order = [text.index(line) for line in ("[turn 1][save A]", warning, "[turn 1][save B]", "[kill]")]
+    assert order == sorted(order), text
     assert re.search(r"^salida del aviso \| .* \| stderr \|", text, re.M)
     assert re.search(r"^el modelo recibe is_error \| .* \| False \|", text, re.M)
     assert re.search(r"^anotaciones en effects\.json \| .* \| 0 \|", text, re.M)

@@ -30,6 +30,7 @@ from course_files import digest
 from harness.contract import LOCK_FILE
 from harness.defenses import lock
 from harness.defenses.lock import WorkdirBusy, workdir_lock
+from maintainer.jupyter_browser import free_port
 from maintainer.paths import ROOT
 from solutions.grading.notebook_run import cleared, execute
 
@@ -327,6 +328,9 @@ def test_the_readme_commands_work_verbatim_with_the_system_python(copy_of_repo, 
         "JUPYTER_CONFIG_DIR": os.fspath(tmp_path / "config"),
         "JUPYTER_DATA_DIR": os.fspath(tmp_path / "data"),
         "JUPYTER_RUNTIME_DIR": os.fspath(tmp_path / "runtime"),
+        # Un puerto libre y no el 8888 de siempre: otro JupyterLab de la máquina (una prueba del
+        # navegador, quien trabaja en el curso) no le gana el puerto entre que lo anuncia y se le habla.
+        "JUPYTER_PORT": str(free_port()),
     }
     open_lesson, run_tests = readme_commands("bash")
     server_log = tmp_path / "jupyter.log"

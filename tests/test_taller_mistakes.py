@@ -53,6 +53,20 @@ READ_ONLY_BRANCH = (
     '        return {"type": "tool_result", "tool_use_id": pending["id"], "content": output}\n\n'
 )
 
+POINT_B = (
+    "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))  # tu turno: punto_B\n"
+)
+WITH_TMP = (
+    '    with open(tmp, "w", encoding="utf-8") as f:\n'
+    "        json.dump(data, f, ensure_ascii=False, indent=2)\n"
+)
+HIT_BRANCH = (
+    "    if hit:\n"
+    '        print(f"{where} acierto en el registro, reutilizando resultado, sin volver a ejecutar")\n'
+    '        return {"type": "tool_result", "tool_use_id": pending["id"], "content": hit["result"]}\n\n'
+)
+CLEAN = "    for path in (CHECKPOINT_PATH, EFFECTS_PATH):\n        if os.path.exists(path):\n            os.remove(path)\n"
+
 
 def parse_error(cell_id="taller-code-22"):
     """El «except» de la lección que lanza el error de «no se pudo parsear», entero."""
@@ -68,6 +82,7 @@ WRITING, READING, FRESH, POINTS = (
     'workbook.check("puntos")',
 )
 LEDGER, RECONCILE = 'workbook.check("registro", "falla", "puntos")', 'workbook.check("reconcile")'
+SIGKILL = "SIGKILL antes de cada llamada al sistema"
 
 MISTAKES = [
     Mistake(
@@ -116,7 +131,7 @@ MISTAKES = [
         "    except ValueError:  # a medias: se empieza de nuevo\n"
         '        return checkpoint(TASK, 0, 0, [{"role": "user", "content": TASK}], None)\n',
         READING,
-        "cortado",
+        "cortado (el de la lección)",
         "nunca un valor por defecto",
     ),
     Mistake(
@@ -164,6 +179,185 @@ MISTAKES = [
         LEDGER,
         "count_words falla",
         "nunca como un resultado normal, y no se anota",
+    ),
+    Mistake(
+        "el temporal en la carpeta temporal del sistema",
+        "taller-code-20",
+        '    tmp = path + ".tmp"\n',
+        "    import tempfile\n\n    fd, tmp = tempfile.mkstemp()\n    os.close(fd)\n",
+        WRITING,
+        SIGKILL,
+        "misma carpeta",
+    ),
+    Mistake(
+        "cierra el temporal después del rename",
+        "taller-code-20",
+        WITH_TMP + "    os.replace(tmp, path)\n",
+        '    f = open(tmp, "w", encoding="utf-8")\n'
+        "    json.dump(data, f, ensure_ascii=False, indent=2)\n"
+        "    os.replace(tmp, path)\n    f.close()\n",
+        WRITING,
+        SIGKILL,
+        "antes de que sus datos lleguen al archivo",
+    ),
+    Mistake(
+        "borra el anterior antes del rename",
+        "taller-code-20",
+        "    os.replace(tmp, path)\n",
+        "    if os.path.exists(path):\n        os.remove(path)\n    os.replace(tmp, path)\n",
+        WRITING,
+        SIGKILL,
+        "antes de poner el nuevo: os.replace ya reemplaza el anterior",
+    ),
+    Mistake(
+        "copia el temporal en vez de renombrarlo",
+        "taller-code-20",
+        "    os.replace(tmp, path)\n",
+        "    import shutil\n\n    shutil.copyfile(tmp, path)\n    os.remove(tmp)\n",
+        WRITING,
+        SIGKILL,
+        "os.replace",
+    ),
+    Mistake(
+        "acepta version true",
+        "taller-code-22",
+        "    if version != 1 or isinstance(version, bool):",
+        "    if version != 1:",
+        READING,
+        "version=true",
+        "true",
+    ),
+    Mistake(
+        "no mira la versión",
+        "taller-code-22",
+        "    if version != 1 or isinstance(version, bool):",
+        "    if version is None:",
+        READING,
+        "version=2",
+        "se niega a cargarlo",
+    ),
+    Mistake(
+        "borra el registro solo si hay punto de control",
+        "taller-code-28a",
+        CLEAN,
+        "    if os.path.exists(CHECKPOINT_PATH):\n"
+        "        os.remove(CHECKPOINT_PATH)\n"
+        "        if os.path.exists(EFFECTS_PATH):\n"
+        "            os.remove(EFFECTS_PATH)\n",
+        FRESH,
+        "sin checkpoint.json",
+        "aunque no exista checkpoint.json",
+    ),
+    Mistake(
+        "una corrida nueva conserva el reporte viejo",
+        "taller-code-28a",
+        "    prepare_task_files()",
+        "    pass",
+        FRESH,
+        "",
+        "el reporte",
+    ),
+    Mistake(
+        "el punto A sin el input de la llamada",
+        "taller-code-28",
+        '        pending = {"id": call["id"], "name": call["name"], "input": call["input"]}\n',
+        '        pending = {"id": call["id"], "name": call["name"]}\n',
+        POINTS,
+        "after-save-a:",
+        "input",
+    ),
+    Mistake(
+        "suma el turno después del punto A",
+        "taller-code-28",
+        "        turns += 1\n",
+        "",
+        POINTS,
+        "after-save-a:",
+        "turns cuenta los turnos del modelo",
+    ),
+    Mistake(
+        "guarda el punto B antes de agregar el resultado",
+        "taller-code-28",
+        RUN_TOOLS
+        + "        # —— Punto B: el resultado está en messages (y el registro en disco): colgante limpiada ——\n"
+        + POINT_B,
+        POINT_B + RUN_TOOLS,
+        POINTS,
+        "after-save-b:",
+        "el punto B se guarda después de agregar el tool_result a messages",
+    ),
+    Mistake(
+        "anota solo el resultado, sin el nombre",
+        "taller-code-38",
+        RECORD,
+        RECORD.replace('{"name": block["name"], "result": output, "at": now_ms()}', "output"),
+        LEDGER,
+        "after-effect-write:1",
+        "name",
+    ),
+    Mistake(
+        "devuelve dentro del bucle: solo corre el primer tool_use",
+        "taller-code-38",
+        '        results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output})\n',
+        '        results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output})\n'
+        "        return results\n",
+        LEDGER,
+        "dos tool_use",
+        "no solo el primero",
+    ),
+    Mistake(
+        "no anota la re-ejecución de solo lectura",
+        "taller-code-46",
+        '        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})\n',
+        "",
+        RECONCILE,
+        "after-",
+        "también anota lo que vuelve a ejecutar",
+    ),
+    Mistake(
+        "las ramas de solo lectura, al revés",
+        "taller-code-46",
+        '    if pending["name"] in READ_ONLY:',
+        '    if pending["name"] not in READ_ONLY:',
+        RECONCILE,
+        "after-save-a:3",
+        "se volvió a ejecutar a ciegas",
+    ),
+    Mistake(
+        "busca en el registro por el nombre",
+        "taller-code-46",
+        'load_effects().get(pending["id"])',
+        'load_effects().get(pending["name"])',
+        RECONCILE,
+        "after-",
+        "busca primero pendingToolUse.id",
+    ),
+    Mistake(
+        "mira READ_ONLY antes que el registro",
+        "taller-code-46",
+        HIT_BRANCH + READ_ONLY_BRANCH,
+        READ_ONLY_BRANCH + HIT_BRANCH,
+        RECONCILE,
+        "after-effect-write:1",
+        "busca primero pendingToolUse.id",
+    ),
+    Mistake(
+        "el acierto vuelve con is_error",
+        "taller-code-46",
+        '"content": hit["result"]}',
+        '"content": hit["result"], "is_error": True}',
+        RECONCILE,
+        "after-effect-write:3",
+        "sin is_error",
+    ),
+    Mistake(
+        "el estado desconocido sin is_error",
+        "taller-code-46",
+        '"content": unknown, "is_error": True}',
+        '"content": unknown}',
+        RECONCILE,
+        "after-save-a:3",
+        "is_error: true",
     ),
 ]
 
@@ -215,7 +409,7 @@ def test_each_mistake_fails_its_pieces_check_with_a_hint_that_names_it(workbook,
     assert "Traceback" not in shown and "no corrió" not in shown, shown[-3000:]
     failed = [(line, hint) for line, status, hint in rows(shown) if status == "✗" and mistake.row in line]
     assert failed, f"ninguna fila ✗ con «{mistake.row}»:\n{shown[-4000:]}"
-    assert any(mistake.cause in hint for _, hint in failed), failed
+    assert all(mistake.cause in hint for _, hint in failed), failed
 
 
 # Lo que corre la suite de verdad, dentro del kernel, sobre el agente que arma el taller (sin el atajo).

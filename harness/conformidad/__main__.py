@@ -3,8 +3,8 @@ sale con 0 solo si pasa todo (una fila que no se pudo comprobar en esta máquina
 es un pase: el resumen dice cuántas se comprobaron de cuántas).
 
 ``--comando "node agent.js"`` juzga un agente en otro lenguaje: el comando corre en la carpeta de trabajo
-con el mismo contrato (AGENT_WORKDIR, CRASH_AFTER, --resume), y las filas que importan el agente dicen
-«no aplica». Antes de la primera fila, un agent.py que no se puede importar es una sola línea; una suite
+con el mismo contrato (AGENT_WORKDIR, CRASH_AFTER, --resume; la suite le deja los archivos de la tarea),
+y las filas que importan el agente dicen «no aplica»; ``--help`` dice lo que se le da y lo que se espera. Antes de la primera fila, un agent.py que no se puede importar es una sola línea; una suite
 cuyo agente no termina en dos corridas seguidas se detiene con una línea; y al final, lo que el agente
 escribió o borró fuera de su carpeta de trabajo es una sección más del informe."""
 
@@ -14,8 +14,28 @@ import shlex
 import shutil
 import sys
 
-from harness.contract import CRASH_VAR, LESSON_AGENT_VAR, WORKDIR_VAR
+from harness.contract import (
+    CHECKPOINT_FILE,
+    CRASH_VAR,
+    EFFECTS_FILE,
+    EXIT_DONE,
+    EXIT_FAILED,
+    EXIT_KILLED,
+    EXIT_USAGE,
+    HIT,
+    LESSON_AGENT_VAR,
+    WORKDIR_VAR,
+    crash_message,
+    done_line,
+    kill_line,
+    reconcile_line,
+    resume_line,
+    save_a_line,
+    save_b_line,
+)
 from harness.runs.containment import kill_adopted, own_children
+from harness.scenario import KINDS
+from harness.tools import NOTES_PATH, REPORT_PATH
 
 from .checks import CAPABILITIES
 from .processes import Context, SuiteStopped, import_problem
@@ -27,12 +47,40 @@ OUTSIDE_TITLE = "fuera de la carpeta de trabajo"
 MAX_SHOWN = 10  # filas de hallazgos; el resto se cuenta en una
 
 
+EXIT_TEXT = """Sale con 0 solo si pasa cada fila que aplica; con 1 si alguna falló, todavía no está escrita
+o no se pudo comprobar en esta máquina (p. ej. sin strace: no es un pase)."""
+
+
+def command_contract():
+    """Lo que la suite le da a un agente de --comando y lo que espera de él: sin esto, quien lo escribe
+    en otro lenguaje no sabe de quién es cada archivo (las notas de ventas las pone la suite)."""
+    return f"""Con --comando, la suite le da al agente:
+  - una carpeta de trabajo nueva por corrida: el comando corre dentro de ella, y {WORKDIR_VAR}
+    la nombra;
+  - los archivos de la tarea antes de cada corrida nueva: {NOTES_PATH} (las notas de ventas)
+    y ningún {REPORT_PATH} anterior; un --resume encuentra la carpeta como quedó;
+  - {CRASH_VAR}=<tipo>:<n>, para morir la n-ésima vez que pasa por ese momento
+    ({", ".join(KINDS)}),
+    y --resume, para retomar desde {CHECKPOINT_FILE}.
+Y espera de él:
+  - códigos de salida: {EXIT_DONE} al terminar, {EXIT_KILLED} en la caída simulada, {EXIT_FAILED} ante un error
+    esperado (una línea en stderr, sin traza), {EXIT_USAGE} ante un argumento desconocido (sin tocar nada);
+  - las líneas de log de la lección: «{save_a_line("N", "…")}», «{save_b_line("N")}»,
+    «{resume_line("N", "…")}», «{reconcile_line("toolu_…", "…", HIT)}» (o una de sus otras dos ramas),
+    «{kill_line(crash_message("<etiqueta>"))}» y «{done_line("…")}»;
+  - {CHECKPOINT_FILE} y {EFFECTS_FILE} con la forma de la lección, guardados con un temporal
+    y un rename, y {REPORT_PATH} escrito por su write_report (sus copias se cuentan por la
+    primera línea de lo que pidió escribir).
+
+{EXIT_TEXT}"""
+
+
 def parser():
     p = argparse.ArgumentParser(
         prog="python -m harness.conformidad",
         description="La suite de conformidad del agente de la lección, sobre cualquier agent.py.",
-        epilog="Sale con 0 solo si pasa cada fila que aplica; con 1 si alguna falló, todavía no está "
-        "escrita o no se pudo comprobar en esta máquina (p. ej. sin strace: no es un pase).",
+        epilog=command_contract(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "agente", nargs="?", help="la ruta del agent.py que se prueba (corre siempre en procesos nuevos)"
@@ -41,7 +89,8 @@ def parser():
         "--comando",
         metavar="COMANDO",
         help='un agente en otro lenguaje, p. ej. "node agent.js": corre en la carpeta de trabajo, con '
-        f"{WORKDIR_VAR}, {CRASH_VAR} y --resume como agent.py; las filas que lo importan no aplican",
+        f"{WORKDIR_VAR}, {CRASH_VAR} y --resume como agent.py (abajo, lo que se le da y lo que se espera); "
+        "las filas que lo importan no aplican",
     )
     p.add_argument(
         "--solo",

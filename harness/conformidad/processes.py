@@ -8,7 +8,9 @@ seguidas que no terminan (a la segunda, la suite se detiene con ``SuiteStopped``
 agente escribió o borró fuera de su carpeta de trabajo (``outside``).
 
 Con ``--comando`` (``ctx.command``: un agente en otro lenguaje) no hay módulo que importar: ``call``
-lanza ``NeedsDriver``, y la suite marca esa pieza «no aplica» con su motivo.
+lanza ``NeedsDriver``, y la suite marca esa pieza «no aplica» con su motivo. Y la suite le prepara los
+archivos de la tarea antes de cada corrida nueva (``task_files``), como el arnés al agente en
+Python: el agent.js de la lección no trae un ``prepareTaskFiles``.
 """
 
 import json
@@ -22,10 +24,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from harness.contract import NOT_WRITTEN
+from harness.defenses.durable import remove_durably
 from harness.runs.containment import OUTPUT_CAP, Servers, forking
 from harness.runs.launcher import AgentRun, agent_command, launch
+from harness.tools import NOTES_PATH, REPORT_PATH
 
 from . import outside
+
+# Las notas de ventas de la tarea, las mismas que deja harness.tools.prepare_task_files.
+NOTES_SOURCE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", NOTES_PATH)
 
 
 def _timeout(text, default=45):
@@ -194,25 +201,44 @@ def _contained(ctx, args, workdir, env):
     return AgentRun(outcome.returncode, outcome.stdout, stderr)
 
 
+def task_files(workdir):
+    """Los archivos de la tarea en ``workdir`` antes de una corrida nueva de un agente de ``--comando``,
+    como los deja ``prepare_task_files`` al de Python: sin el reporte de la anterior y con las notas de
+    ventas si faltan. Un --resume encuentra la carpeta como quedó (una fila borra las notas a propósito)."""
+    remove_durably(os.path.join(workdir, REPORT_PATH))
+    notes = os.path.join(workdir, NOTES_PATH)
+    if not os.path.lexists(notes):
+        with open(NOTES_SOURCE, "rb") as src, open(notes, "wb") as dst:
+            dst.write(src.read())
+
+
 def _args(ctx, workdir, **options):
     """(argumentos, entorno) del agente en ``workdir``: ``python agent.py`` o su ``--comando``."""
     return agent_command(workdir, agent=ctx.agent, command=ctx.command or None, env=ctx.env, **options)
 
 
+def _task_args(ctx, workdir, **options):
+    """Como ``_args``, con los archivos de la tarea preparados si es una corrida nueva de ``--comando``."""
+    if ctx.command and not options.get("resume"):
+        task_files(workdir)
+    return _args(ctx, workdir, **options)
+
+
 def run(ctx, workdir, **options):
     """El agente en ``workdir`` (``resume``, ``crash_after``, ``variant``); si no termina, código -1."""
-    args, env = _args(ctx, workdir, **options)
+    args, env = _task_args(ctx, workdir, **options)
     return _contained(ctx, args, workdir, env)
 
 
 def run_prefixed(ctx, workdir, prefix, **options):
     """El agente (como ``run``) detrás de un comando como ``strace …``: para provocar una falla de E/S."""
-    args, env = _args(ctx, workdir, **options)
+    args, env = _task_args(ctx, workdir, **options)
     return _contained(ctx, [*prefix, *args], workdir, env)
 
 
 def run_args(ctx, workdir, *args):
-    """El agente con estos argumentos tal cual (para probar los que no valen)."""
+    """El agente con estos argumentos tal cual (para probar los que no valen): sin preparar nada, porque
+    un argumento que no vale se rechaza antes de tocar la carpeta."""
     command, env = _args(ctx, workdir)
     return _contained(ctx, [*command, *args], workdir, env)
 

@@ -58,7 +58,8 @@ class LabStep(NamedTuple):
 
 
 def transcript(step):
-    """El paso como en la terminal de la lección: comando, salida (sin rutas de la máquina) y ``EXIT=…``."""
+    """El paso como en la terminal de la lección: comando, salida (sin rutas de la máquina, las dos en su
+    orden) y ``EXIT=…``."""
     run = step.run
     if run is None:
         return ""
@@ -66,7 +67,7 @@ def transcript(step):
     env = f"{CRASH_VAR}={step.label} " if step.action == "run" and step.label else ""
     env += f"{VARIANT_VAR}={variant.agent_variant} " if variant.agent_variant else ""
     flag = " --resume" if step.action == "resume" else ""
-    output = [*without_paths(run.stdout).splitlines(), *without_paths(run.stderr).splitlines()]
+    output = without_paths(run.output).splitlines()  # stdout y stderr en el orden en que se escribieron
     return "\n".join([f"$ {env}{variant.command}{flag}", *output, f"EXIT={run.returncode}"])
 
 

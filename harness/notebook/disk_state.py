@@ -12,7 +12,7 @@ from typing import NamedTuple
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.defenses.durable import read_present
 from harness.text import plural
-from harness.tools import REPORT_PATH, report_copies
+from harness.tools import REPORT_PATH, REPORT_TITLE, report_copies
 
 
 class DiskState(NamedTuple):
@@ -66,8 +66,36 @@ def _load(path):
 
 def read_disk_state(workdir="."):
     join = lambda name: os.path.join(workdir, name)  # noqa: E731
-    return DiskState(
-        _load(join(CHECKPOINT_FILE)), _load(join(EFFECTS_FILE)), report_copies(join(REPORT_PATH))
+    checkpoint = _load(join(CHECKPOINT_FILE))
+    title = report_title(checkpoint)
+    return DiskState(checkpoint, _load(join(EFFECTS_FILE)), report_copies(join(REPORT_PATH), title))
+
+
+def report_title(cp):
+    """La primera línea del reporte que el agente pidió escribir (el ``content`` de su último
+    ``write_report`` en el punto de control, colgante o no), o ``REPORT_TITLE`` si no pidió ninguno: el
+    modelo de cada agente titula a su modo («# Reporte de ventas», «Reporte de ventas»), y contar
+    otro título diría 0 copias de un reporte que está."""
+    asked = [
+        call["input"]["content"].strip()
+        for call in _tool_uses(cp)
+        if call.get("name") == "write_report"
+        and isinstance(call.get("input"), dict)
+        and isinstance(call["input"].get("content"), str)
+    ]
+    return asked[-1].splitlines()[0] if asked and asked[-1] else REPORT_TITLE
+
+
+def _tool_uses(cp):
+    """Los ``tool_use`` del punto de control, en orden: los de ``messages`` y el colgante."""
+    if not isinstance(cp, dict):
+        return []
+    messages = cp.get("messages") if isinstance(cp.get("messages"), list) else []
+    contents = [m.get("content") for m in messages if isinstance(m, dict)]
+    blocks = [b for c in contents if isinstance(c, list) for b in c if isinstance(b, dict)]
+    pending = cp.get("pendingToolUse")
+    return [b for b in blocks if b.get("type") == "tool_use"] + (
+        [pending] if isinstance(pending, dict) else []
     )
 
 

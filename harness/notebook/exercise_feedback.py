@@ -26,7 +26,7 @@ from harness.contract import (
 from harness.defenses.workdir import fresh_dir
 from harness.errors import HarnessError
 from harness.notebook.disk_state import read_disk_state
-from harness.notebook.export import PRODUCTION_NOTEBOOK, export_agent
+from harness.notebook.export import PRODUCTION_NOTEBOOK, export_agent, render_agent
 from harness.runs.kill_at_moment import run_and_kill
 from harness.runs.launcher import load_agent, run_agent_process
 from harness.scenario import EFFECT, SAVE_A, TOOL, TURNS, label
@@ -163,17 +163,6 @@ WORKDIR = os.path.join("_trabajo", "nivel_2")
 # Dónde muere el script del Nivel 2 con cada orden: el de producción al escribir el registro (anotación
 # null, herramienta sin correr), el corregido al volver la herramienta (reporte escrito, sin anotación).
 SCRIPT_CRASHES = {"prod": label(EFFECT, 1), "fixed": label(TOOL, 1)}
-# Producción corría el agente de la lección sin la revisión de forma del registro de ``load_effects``
-# (un «result» que no es texto se rechaza; el texto de la lección no la tiene): así se reproduce el incidente.
-PRODUCTION = """import runpy
-import sys
-
-import harness.defenses.shapes
-
-harness.defenses.shapes.ledger_problem = lambda effects: None  # producción no revisaba la forma del registro
-sys.argv[0] = {agent!r}
-runpy.run_path({agent!r}, run_name="__main__")
-"""
 
 _agent = {}
 # Lo único del agente que reciben la función y el script del Nivel 2: su registro.
@@ -219,21 +208,27 @@ def ledger_only(agent_source):
 
 
 def ledger_agent():
-    """La ruta de un ``agent.py`` con solo el registro de tu agente de la lección (``ledger_only``):
-    el que reciben tu función y tu script en las comprobaciones, igual que al calificar."""
+    """La ruta de un ``agent.py`` con solo el registro que reciben tu función y tu script (``ledger_only``),
+    igual que al calificar: ``save_effect`` y ``now_ms`` de la lección, con la lectura y la escritura del
+    registro de «De la lección a producción». Escribe por ``write_durable`` del arnés (temporal + rename,
+    como la lección): así quien corre tu código ve cada anotación y puede matar en ese instante. Vive
+    junto a tu agente de la lección; si ya está ahí, se usa ese."""
     lesson_agent()
     path = os.path.join(os.path.dirname(_agent["path"]), LEDGER_AGENT)
     if not os.path.exists(path):
-        with open(_agent["path"], encoding="utf-8") as f:
-            text = ledger_only(f.read())
+        if not os.path.exists(PRODUCTION_NOTEBOOK):
+            raise HarnessError(
+                f"No encuentro {PRODUCTION_NOTEBOOK} en esta carpeta: abre el ejercicio desde notebooks/."
+            )
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(ledger_only(render_agent([LESSON, PRODUCTION_NOTEBOOK])))
     return path
 
 
 def lesson_agent():
     """El agente de la lección como módulo: el de ``LESSON_AGENT`` si está, o el que se arma desde
-    las celdas ``#| export`` de la lección guardada junto a este notebook."""
+    las celdas ``#| export`` de la lección guardada junto a este notebook (solo la lección: los
+    ejercicios vienen antes de «De la lección a producción»)."""
     if "module" not in _agent:
         path = os.environ.get(LESSON_AGENT_VAR)
         if not path:
@@ -242,10 +237,7 @@ def lesson_agent():
                     f"No encuentro {LESSON} en esta carpeta: abre el ejercicio desde notebooks/, junto a la "
                     f"lección (o indica un agent.py en {LESSON_AGENT_VAR})."
                 )
-            # El de referencia (la lección y «De la lección a producción», el que corre la calificación)
-            # si el notebook de producción está al lado; si no, el de la lección.
-            notebooks = [LESSON, *[p for p in (PRODUCTION_NOTEBOOK,) if os.path.exists(p)]]
-            path = str(export_agent(notebooks, os.path.join(WORKDIR, "agent.py")))
+            path = str(export_agent([LESSON], os.path.join(WORKDIR, "agent.py")))
         _agent["path"], _agent["module"] = os.path.abspath(path), load_agent(path, "leccion")
     return _agent["module"]
 
@@ -318,7 +310,6 @@ def check_fixed_function(fn):
     cuando write_report vuelve. Muestra el disco y dice qué propiedad del contrato no se cumple."""
     if grading_elsewhere():
         return True
-    lesson_agent()
     source, ok = cell_source(fn), True
     for title, stop in (
         ("sin caída", None),
@@ -349,7 +340,6 @@ def check_script(script):
     """Corre tu script con cada orden y su caída en procesos nuevos (SIGKILL en su crash_point)."""
     if grading_elsewhere():
         return True
-    lesson_agent()
     if not os.path.exists(script):
         print(f"✗ no existe {script}: ejecuta la celda %%writefile")
         return False
@@ -395,14 +385,13 @@ def show_incident(fn):
         return
     print(f"{fn.__name__}: SIGKILL entre el registro y la herramienta. En disco:")
     print(shown_entry(workdir))
-    production = os.path.join(workdir, "agente_de_produccion.py")
-    with open(production, "w", encoding="utf-8") as f:
-        f.write(PRODUCTION.format(agent=_agent["path"]))
-    resumed = run_agent_process(workdir, agent=production, resume=True)
+    resumed = run_agent_process(workdir, agent=_agent["path"], resume=True)
     print("\n$ python agent.py --resume")
-    print(resumed.as_terminal(), end="")  # la corrida entera: también su línea de stderr y su código
+    print(resumed.output, end="")  # stdout y stderr en el orden en que se escribieron
     copies = read_disk_state(workdir).report_copies
+    # El código siempre, también el 0: que la reanudación «terminó bien» es parte del incidente.
+    print(f"\n--resume salió con código {resumed.returncode}.")
     print(
-        f"\n{REPORT_PATH}: "
+        f"{REPORT_PATH}: "
         + ("no existe" if not copies else f"existe ({plural(copies, 'copia', 'copias')} del reporte)")
     )

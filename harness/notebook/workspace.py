@@ -69,7 +69,8 @@ class Workspace:
         return run_agent_process(workdir, agent=agent or self.agent, **options)
 
     def terminal(self, workdir, resume=False, crash_after=None, variant=None, agent=None, env=None):
-        """Corre el agente en un proceso nuevo, lo muestra como en la terminal y devuelve la corrida."""
+        """Corre el agente en un proceso nuevo, lo muestra como en la terminal (stdout y stderr en el
+        orden en que los escribió, y su código) y devuelve la corrida."""
         shown = {VARIANT_VAR: variant, CRASH_VAR: crash_after, **(env or {})}
         words = [f"{name}={_relative(value)}" for name, value in shown.items() if value]
         print(" ".join(["$", *words, self.command(agent), *["--resume"] * resume]))

@@ -16,18 +16,24 @@ Lo que cambia de una corrida a otra son parámetros, no otro código:
 - ``new_session``: su propia sesión y grupo de procesos (una señal de la terminal no la alcanza);
 - ``orphans``: «kill», al volver no queda vivo ningún proceso suyo aunque se haya separado
   (``harness.runs.containment``); «keep», lo que deja corriendo sigue (el servidor que arranca pg_ctl).
+
+Una corrida de agente (``agent_run``; ``run_agent_process`` siempre) puede además traer sus dos salidas en
+el orden en que las escribió, como las muestra una terminal: ``ordered`` (``harness.runs.write_order``).
 """
 
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from subprocess import PIPE
 from typing import NamedTuple
 
 from harness.contract import CRASH_VAR, EXIT_KILLED, VARIANT_VAR, WORKDIR_VAR, reconcile_branch
 from harness.errors import HarnessError
+from harness.runs import write_order
 from harness.runs.strace_log import STRACE
 
 # Lo que strace calla si quien llama no dice otra cosa: sus propios avisos y la traza (va a /dev/null).
@@ -160,11 +166,13 @@ def load_agent(path, name="agente"):
 
 
 class AgentRun(NamedTuple):
-    """Lo que dejó una corrida: código de salida y lo que imprimió."""
+    """Lo que dejó una corrida: código de salida y lo que imprimió. ``written``: stdout y stderr juntos,
+    en el orden en que se escribieron (None si la corrida no lo anotó: ``agent_run(..., ordered=True)``)."""
 
     returncode: int
     stdout: str
     stderr: str
+    written: str | None = None
 
     @property
     def killed(self):
@@ -176,10 +184,15 @@ class AgentRun(NamedTuple):
         llamada colgante, o None si no fue una reanudación que leyó un punto de control."""
         return reconcile_branch(self.stdout)
 
+    @property
+    def output(self):
+        """Las dos salidas como las mezcla una terminal; sin orden anotado, stdout y después stderr."""
+        return self.stdout + self.stderr if self.written is None else self.written
+
     def as_terminal(self):
-        """Lo que se ve en la terminal: stdout, stderr (la línea final de una falla va última) y, si no
-        terminó bien, el ``echo EXIT=$?`` de la lección."""
-        return self.stdout + self.stderr + (f"EXIT={self.returncode}\n" if self.returncode else "")
+        """Lo que se ve en la terminal: las dos salidas en su orden y, si no terminó bien, el
+        ``echo EXIT=$?`` de la lección."""
+        return self.output + (f"EXIT={self.returncode}\n" if self.returncode else "")
 
 
 def agent_command(
@@ -203,13 +216,38 @@ def agent_command(
     return full_command([*program, *flags], full_env, kill_at=crash_after)
 
 
-def agent_run(args, *, cwd, env, timeout=60, **options):
+def agent_run(args, *, cwd, env, timeout=60, ordered=False, **options):
     """La corrida de ``args`` (un agente, de ``agent_command``) hasta que termina, como ``AgentRun``;
-    ``options``, las de ``launch``. Si no termina en ``timeout`` segundos, ``RunTimeoutError``."""
-    outcome = launch(args, cwd=cwd, env=env, timeout=timeout, **options)
+    ``options``, las de ``launch``. Si no termina en ``timeout`` segundos, ``RunTimeoutError``. Con
+    ``ordered`` (un agente de Python, sin servidor de corridas), el agente anota en qué orden escribió
+    en stdout y stderr (``harness.runs.write_order``) y la corrida trae ``written``."""
+    if not ordered:
+        outcome = launch(args, cwd=cwd, env=env, timeout=timeout, **options)
+        written = None
+    else:
+        with tempfile.TemporaryDirectory(prefix="orden-") as folder:
+            outcome = launch(args, cwd=cwd, env=_ordered_env(env, folder), timeout=timeout, **options)
+            written = write_order.interleave(outcome.stdout, outcome.stderr, _read_log(folder))
     if outcome.ended == "timeout":
         raise RunTimeoutError(timeout, outcome.stdout, outcome.stderr)
-    return AgentRun(outcome.returncode, outcome.stdout, outcome.stderr)
+    return AgentRun(outcome.returncode, outcome.stdout, outcome.stderr, written)
+
+
+def _ordered_env(env, folder):
+    """``env`` con el sitecustomize de ``write_order`` en ``folder``, primero en ``PYTHONPATH``."""
+    shutil.copyfile(write_order.__file__, os.path.join(folder, "sitecustomize.py"))
+    env = dict(os.environ if env is None else env)
+    paths = [folder, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**env, write_order.ORDER_VAR: folder, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def _read_log(folder):
+    """El registro del orden ('' si el agente no llegó a anotar nada)."""
+    try:
+        with open(os.path.join(folder, write_order.LOG_NAME), encoding="utf-8") as log:
+            return log.read()
+    except FileNotFoundError:
+        return ""
 
 
 def run_agent_process(
@@ -222,12 +260,14 @@ def run_agent_process(
     env=None,
     timeout=60,
     live=False,
+    ordered=True,
 ):
-    """Corre ``python agent.py [--resume] [--live]`` en ``workdir`` y espera a que termine (o muera)."""
+    """Corre ``python agent.py [--resume] [--live]`` en ``workdir`` y espera a que termine (o muera),
+    como en la terminal: con ``ordered``, la corrida sabe en qué orden escribió sus dos salidas."""
     args, full_env = agent_command(
         workdir, resume=resume, crash_after=crash_after, variant=variant, agent=agent, env=env, live=live
     )
-    return agent_run(args, cwd=workdir, env=full_env, timeout=timeout)
+    return agent_run(args, cwd=workdir, env=full_env, timeout=timeout, ordered=ordered)
 
 
 def start_agent_process(workdir, *, agent, resume=False, env=None, prefix=(), live=False):

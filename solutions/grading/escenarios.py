@@ -1,13 +1,16 @@
 """Los escenarios del Nivel 1 que nada de lo que se reparte puede correr, armados solo aquí.
 
-El ejercicio los describe en prosa y la verdad se mide con ellos (``truth``): son el agente de
-referencia con un cambio, corrido como proceso de verdad (``CRASH_AFTER``, ``--resume``).
+El ejercicio los describe en prosa y la verdad se mide con ellos (``truth``): son el agente de la
+lección (``solutions/agent_leccion.py``, lo único que los ejercicios suponen leído) con un cambio,
+corrido como proceso de verdad (``CRASH_AFTER``, ``--resume``).
 
 - La tarea del nivel suma una segunda herramienta con efecto secundario, ``notify_team``: agrega una
   línea a ``avisos.txt``. El modelo guionado la pide apenas el reporte queda escrito (o verificado) y,
   si vuelve con ``is_error``, la pide otra vez: no tiene con qué verificarla.
 - «Punto A tarde»: el punto A se guarda después de empujar el turno del asistente a ``messages`` (en
   la lección, antes). El resto del agente, ``resume_scene`` incluido, no cambia.
+- «Solo el punto B»: ``run_agent`` sin las líneas del punto A (el agente de la lección no lee
+  ``AGENT_VARIANT``: la variante se arma en su texto, como la anterior).
 """
 
 import os
@@ -15,7 +18,7 @@ import os
 from harness import scripted_model, tools
 from harness.defenses.durable import read_present, write_durable
 from harness.tool_input import text_arg, tool_path
-from solutions.grading.paths import REFERENCE_AGENT
+from solutions.grading.paths import LESSON_AGENT
 
 NOTIFY = "notify_team"
 NOTICES_PATH = "avisos.txt"
@@ -25,6 +28,10 @@ NOTIFIED_TEXT = "Reporte escrito en report.txt y equipo avisado, tarea completa.
 # Las dos líneas de ``run_agent`` que «punto A tarde» cambia de orden (una sola vez cada una).
 ASSISTANT_PUSH = '        messages.append({"role": "assistant", "content": content})\n'
 POINT_A = "        # —— Punto A"
+# La última línea del bloque del punto A: «solo el punto B» borra desde POINT_A hasta ella, inclusive.
+POINT_A_END = '        crash_point("after-save-a")\n'
+# Cada cambio de los escenarios sobre el texto del agente (None: el agente de la lección tal cual).
+LATE_A, ONLY_B = "punto-a-tarde", "solo-b"
 # El agente del escenario: instala la segunda herramienta y corre el agente como programa.
 RUNNER = """import runpy
 import sys
@@ -68,20 +75,36 @@ def install_notify():
     scripted_model._next_step = with_notice(scripted_model._next_step)
 
 
+def _once(source, *lines):
+    """Las líneas que un cambio toca están una sola vez en ``source``, o el cambio no se puede hacer."""
+    if any(source.count(line) != 1 for line in lines):
+        raise RuntimeError("run_agent ya no tiene la forma que cambian los escenarios: revisa escenarios.py")
+
+
 def point_a_late(source):
     """El texto del agente con el turno del asistente empujado antes de guardar el punto A."""
-    if source.count(ASSISTANT_PUSH) != 1 or source.count(POINT_A) != 1:
-        raise RuntimeError("run_agent ya no tiene la forma que «punto A tarde» cambia: revisa escenarios.py")
+    _once(source, ASSISTANT_PUSH, POINT_A)
     return source.replace(ASSISTANT_PUSH, "").replace(POINT_A, ASSISTANT_PUSH + POINT_A)
 
 
-def build(folder, late_a=False):
-    """Escribe en ``folder`` el agente del escenario y devuelve la ruta a correr."""
-    agent = REFERENCE_AGENT
-    if late_a:
-        agent = os.path.join(folder, "agente_punto_a_tarde.py")
-        with open(REFERENCE_AGENT, encoding="utf-8") as f:
-            source = point_a_late(f.read())
+def only_b(source):
+    """El texto del agente sin el bloque del punto A: nada guarda la llamada colgante."""
+    _once(source, POINT_A, POINT_A_END)
+    start = source.index(POINT_A)
+    return source[:start] + source[source.index(POINT_A_END, start) + len(POINT_A_END) :]
+
+
+CHANGES = {LATE_A: point_a_late, ONLY_B: only_b}
+
+
+def build(folder, change=None):
+    """Escribe en ``folder`` el agente del escenario (el de la lección con ``change``) y devuelve la
+    ruta a correr."""
+    agent = LESSON_AGENT
+    if change:
+        agent = os.path.join(folder, f"agente_{change.replace('-', '_')}.py")
+        with open(LESSON_AGENT, encoding="utf-8") as f:
+            source = CHANGES[change](f.read())
         with open(agent, "w", encoding="utf-8") as f:
             f.write(source)
     runner = os.path.join(folder, "agente_del_escenario.py")

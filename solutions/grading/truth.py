@@ -1,7 +1,7 @@
 """Nivel 1, medido: lo que de verdad queda en disco en cada momento de los escenarios del nivel.
 
-La verdad no se escribe a mano: se mide matando al agente del escenario (``escenarios``: el de
-referencia con el cambio que el ejercicio describe en prosa), en un proceso nuevo con ``CRASH_AFTER``,
+La verdad no se escribe a mano: se mide matando al agente del escenario (``escenarios``: el de la
+lección con el cambio que el ejercicio describe en prosa), en un proceso nuevo con ``CRASH_AFTER``,
 leyendo el disco y reanudando. Se mide una vez por proceso de calificación y se guarda en memoria.
 """
 
@@ -18,12 +18,12 @@ from harness.tools import REPORT_PATH, report_copies
 from solutions.grading import escenarios
 from solutions.grading.paths import ROOT
 
-# momento: (¿punto A tarde?, AGENT_VARIANT, CRASH_AFTER, el tool_use_id de la llamada de ese turno).
+# momento: (el cambio del escenario al agente, CRASH_AFTER, el tool_use_id de la llamada de ese turno).
 # Los tres con la tarea de dos efectos (``notify_team`` en el turno 4), que el curso no corre.
 MOMENTS = {
-    1: (True, "dos-puntos", "after-tool:3", "toolu_03"),
-    2: (False, "dos-puntos", "after-tool:4", "toolu_04"),
-    3: (False, "solo-b", "after-effect-write:4", "toolu_04"),
+    1: (escenarios.LATE_A, "after-tool:3", "toolu_03"),
+    2: (None, "after-tool:4", "toolu_04"),
+    3: (escenarios.ONLY_B, "after-effect-write:4", "toolu_04"),
 }
 # Lo que se predice de cada momento: las claves que el ejercicio nombra.
 OBSERVED_FIELDS = tuple(FIELDS)
@@ -40,11 +40,11 @@ def branch(stdout):
 
 
 def observe(root, n):
-    late_a, variant, label, tool_use_id = MOMENTS[n]
+    change, label, tool_use_id = MOMENTS[n]
     workdir = os.path.join(root, "trabajo")
     os.makedirs(workdir)
-    agent = escenarios.build(root, late_a)
-    run = functools.partial(run_agent_process, workdir, agent=agent, variant=variant, env=SCENARIO_ENV)
+    agent = escenarios.build(root, change)
+    run = functools.partial(run_agent_process, workdir, agent=agent, env=SCENARIO_ENV)
     crashed = run(crash_after=label)
     if not crashed.killed:
         raise RuntimeError(f"el agente del escenario no murió en {label}: {crashed.stderr.strip()}")

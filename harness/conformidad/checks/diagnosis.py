@@ -40,7 +40,15 @@ def ledger_problems(entries, calls, messages, moment_text):
     got = {tid: e.get("name") if isinstance(e, dict) else e for tid, e in entries.items()}
     shown = ", ".join(f"{tid} {name}" for tid, name in got.items()) or "vacío"
     for tid, entry in entries.items():
-        result = entry.get("result") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            return [
+                (
+                    f"{EFFECTS_FILE} {moment_text}: {tid} = {shorten(json.dumps(entry, ensure_ascii=False), 50)}",
+                    "cada anotación del registro es un objeto con el nombre de la herramienta, su resultado y la hora "
+                    "(name, result, at): reconcile reutiliza su result",
+                )
+            ]
+        result = entry.get("result")
         if not isinstance(result, str):
             return [
                 (
@@ -72,7 +80,7 @@ def ledger_problems(entries, calls, messages, moment_text):
                 f"{EFFECTS_FILE} anota por el nombre de la herramienta ({', '.join(extra)}), no por su tool_use_id: dos llamadas a la misma herramienta se pisarían, y reconcile busca pendingToolUse.id",
             )
         ]
-    if lost and got and all(tid in wanted for tid in got) and len(got) == 1 and len(wanted) > 1:
+    if len(wanted) > 1 and list(got) == [calls[-1].id]:  # quedó solo la anotación más nueva
         return [
             (
                 expected,
@@ -115,17 +123,19 @@ def crash_problems(record):
     pending = state.pending if isinstance(state.pending, dict) else None
     got = f"pendingToolUse = {pending.get('name') if pending else 'null'}"
     if exp.pending and not pending:
-        why = (
-            "el punto A no se guardó con la llamada colgante de este turno: guárdalo apenas llega la respuesta, con pendingToolUse = esa llamada"
-            if kind == SAVE_A
-            else f"la herramienta ya corrió y {CHECKPOINT_FILE} no tiene su llamada colgante: el punto A se guarda antes de ejecutar, no después"
-        )
-        return [(f"{got} tras {label}", why)]
+        return [(f"{got} tras {label}", _lost_pending_hint(kind, exp.pending.id, cp.get("messages") or []))]
     if exp.pending and pending.get("id") != exp.pending.id:
         return [
             (
                 f"{got} ({pending.get('id')}) tras {label}",
                 "pendingToolUse no es la llamada de este turno: el punto A de este turno no se guardó antes de ejecutar",
+            )
+        ]
+    if exp.pending and not isinstance(pending.get("input"), dict):
+        return [
+            (
+                f"pendingToolUse sin input tras {label}: {', '.join(pending)}",
+                "pendingToolUse anota la llamada entera en el punto A: id, name e input (reconcile vuelve a ejecutarla con ese input)",
             )
         ]
     if not exp.pending and pending:
@@ -177,11 +187,20 @@ def crash_problems(record):
     return problems
 
 
+def _lost_pending_hint(kind, call_id, messages):
+    """Por qué falta la llamada colgante tras ① o ②: un punto B ya guardado con la llamada de este turno
+    (antes de su tool_result), o un punto A que no la anotó."""
+    if call_id in {b.get("id") for b in blocks_of(messages, "tool_use")}:
+        return "el punto B de este turno se guardó antes de ejecutar la herramienta: se guarda después de agregar su tool_result a messages"
+    if kind == SAVE_A:
+        return "el punto A no se guardó con la llamada colgante de este turno: guárdalo apenas llega la respuesta, con pendingToolUse = esa llamada"
+    return f"la herramienta ya corrió y {CHECKPOINT_FILE} no tiene su llamada colgante: el punto A se guarda antes de ejecutar, no después"
+
+
+_MISSED_HIT = f"busca primero pendingToolUse.id en {EFFECTS_FILE} y reutiliza su resultado"
 _BRANCH_HINTS = {
-    (
-        HIT,
-        RERUN,
-    ): f"la llamada ya estaba anotada y reconcile la volvió a ejecutar: busca primero pendingToolUse.id en {EFFECTS_FILE} y reutiliza su resultado",
+    (HIT, RERUN): f"la llamada ya estaba anotada y reconcile la volvió a ejecutar: {_MISSED_HIT}",
+    (HIT, IS_ERROR): f"la llamada ya estaba anotada y reconcile no la encontró: {_MISSED_HIT}",
     (
         RERUN,
         IS_ERROR,
@@ -348,6 +367,13 @@ def refilled_ledger_problems(record):
     calls = exp.ledger if exp.branch == HIT else (*exp.ledger, exp.pending)
     messages = checkpoint_of(state).get("messages") or []
     problems = ledger_problems(state.entries, calls, messages, "tras el punto B rellenado")
+    if exp.branch == RERUN and exp.pending.id not in state.entries:
+        problems = [
+            (
+                f"{EFFECTS_FILE} tras el punto B rellenado: sin {exp.pending.id}, que reconcile volvió a ejecutar",
+                f"falta la anotación de {exp.pending.id}, que reconcile volvió a ejecutar: la rama de solo lectura también anota lo que vuelve a ejecutar en {EFFECTS_FILE}, después de ejecutarlo; si no, otra caída lo ejecuta de nuevo",
+            )
+        ]
     if state.report_copies != exp.copies:
         problems.append(
             (

@@ -22,6 +22,7 @@ CHECKS = (
 )
 STALE = call_id(9)  # una anotación de la corrida anterior: una corrida nueva no la hereda
 OLD_REPORT = {"name": "write_report", "result": "viejo", "at": 1}
+OLD_REPORT_TEXT = "viejo\n"  # el reporte de la corrida anterior
 
 
 def _leftovers(w):
@@ -30,7 +31,7 @@ def _leftovers(w):
         os.path.join(w, EFFECTS_FILE),
         json.dumps({STALE: OLD_REPORT}),
     )
-    write(os.path.join(w, REPORT_PATH), "viejo\n")
+    write(os.path.join(w, REPORT_PATH), OLD_REPORT_TEXT)
     write(os.path.join(w, CHECKPOINT_FILE + TMP_SUFFIX), "{")
 
 
@@ -50,8 +51,27 @@ def fresh_scene(ctx):
         f"borra {CHECKPOINT_FILE}, {EFFECTS_FILE} y el reporte; devuelve (0, 0, [la tarea])",
         ok,
         said(result) if "error" in result else f"quedaron: {', '.join(left) or 'nada'}",
-        "una corrida sin --resume no puede heredar nada de la anterior: ni punto de control, ni registro, ni reporte",
+        _fresh_hint(left),
     )
+
+
+def _fresh_hint(left):
+    """La causa: lo que quedó de la corrida anterior (el reporte lo quita prepare_task_files), o lo que
+    devolvió."""
+    if REPORT_PATH in left:
+        return "el reporte de la corrida anterior sigue ahí: fresh_scene lo quita (prepare_task_files) antes de empezar, o la corrida nueva lo escribe dos veces"
+    if left:
+        return f"fresh_scene dejó {', '.join(left)}: una corrida sin --resume no hereda ni punto de control ni registro de la anterior"
+    return "fresh_scene devuelve la escena de una corrida nueva: (0, 0, [la tarea]), turns y tokensUsed en 0"
+
+
+def _kept_old_report(path):
+    """¿El reporte de la corrida nueva empieza con el de la anterior? (write_report agrega al final)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().startswith(OLD_REPORT_TEXT)
+    except FileNotFoundError:
+        return False
 
 
 def clean_run(ctx):
@@ -59,19 +79,18 @@ def clean_run(ctx):
         _leftovers(w)
         done = run(ctx, w)
         state = read_disk_state(w)
+        kept_report = _kept_old_report(os.path.join(w, REPORT_PATH))
     scenario, expected = (
         "una corrida nueva sobre los archivos de otra",
         "[done], el registro de esta corrida (toolu_01…03), 1 copia",
     )
     if done.returncode != EXIT_DONE or done_text(done.stdout) != FINAL_TEXT:
-        return judged(
-            scenario,
-            expected,
-            ended(done),
-            False,
-            "una corrida nueva hace la tarea entera, sin mirar lo que dejó otra",
-            done.stderr,
+        hint = (
+            "una corrida nueva borra el reporte viejo antes de empezar: el nuevo se agregó a continuación del de la corrida anterior"
+            if kept_report
+            else "una corrida nueva hace la tarea entera, sin mirar lo que dejó otra"
         )
+        return judged(scenario, expected, ended(done), False, hint, done.stderr)
     problems = ledger_problems(
         state.entries, tuple(TURNS.values()), (state.checkpoint or {}).get("messages"), "al terminar"
     )

@@ -90,6 +90,7 @@ class Plan(NamedTuple):
     resume: bool
     changed: list
     points: list  # índices de la grabación; len(calls): el final de la grabación misma
+    foreign_temp: str | None  # el temporal renombrado hacia el archivo, si estaba en otra carpeta
 
 
 def kill_plan(save, calls, resume, w):
@@ -101,7 +102,20 @@ def kill_plan(save, calls, resume, w):
     # La versión anterior: justo después del último cambio de antes (o antes del guardado, si no hubo):
     # entre ese cambio y el guardado el archivo no cambia, y dos guardados seguidos comparten la corrida.
     old = earlier[-1] + 1 if earlier else save.calls[0]
-    return Plan(save, calls, resume, changed, [old, *(i + 1 for i in changed)])
+    return Plan(save, calls, resume, changed, [old, *(i + 1 for i in changed)], _foreign_temp(save, calls, w))
+
+
+def _foreign_temp(save, calls, w):
+    """El origen del rename hacia el archivo, si no está en su carpeta: entre dos sistemas de archivos un
+    rename no es atómico (o falla). Se mira la carpeta, no lo que queda tras las muertes: aquí la carpeta
+    temporal del sistema suele estar en el mismo sistema de archivos, y el error pasaría."""
+    final = os.path.join(w, save.target)
+    sources = [
+        paths_of(calls[i], w)[0]
+        for i in save.calls
+        if calls[i].name in RENAMES and paths_of(calls[i], w)[-1:] == [final]
+    ]
+    return next((s for s in sources if os.path.dirname(s) != w), None)
 
 
 def _killed(ctx, start, calls, i, resume, end):
@@ -180,10 +194,18 @@ def _judge(kind, plan, states, resumed):
             "un guardado que matar",
             got,
             False,
-            f"¿guarda tu agente el {kind}?",
+            f"¿guarda tu agente el {kind}? Cada guardado termina poniendo su temporal en el lugar de "
+            f"{EFFECTS_FILE if kind == LEDGER else CHECKPOINT_FILE} con os.replace (un rename), que aquí no se ve",
             resumed.stderr,
         )
     save = plan.save
+    if plan.foreign_temp:
+        got = f"el temporal del {kind} es {plan.foreign_temp}, fuera de la carpeta de {save.target}"
+        hint_text = (
+            f"{FUNCTION[save.target]} crea el temporal en otra carpeta: os.replace es atómico solo dentro del "
+            f"mismo sistema de archivos, así que el temporal va en la misma carpeta que {save.target}"
+        )
+        return judged(scenario(kind), expected(save.target), got, False, hint_text, resumed.stderr)
     if not plan.changed:
         got = f"el guardado del {kind} nunca cambia {save.target}: escribe solo {save.target}{TMP_SUFFIX}"
         hint_text = f"después de escribir el temporal, ponlo en el lugar de {save.target} con os.replace"
