@@ -216,13 +216,23 @@ def ledger_agent():
     lesson_agent()
     path = os.path.join(os.path.dirname(_agent["path"]), LEDGER_AGENT)
     if not os.path.exists(path):
-        if not os.path.exists(PRODUCTION_NOTEBOOK):
-            raise HarnessError(
-                f"No encuentro {PRODUCTION_NOTEBOOK} en esta carpeta: abre el ejercicio desde notebooks/."
-            )
         with open(path, "w", encoding="utf-8") as f:
-            f.write(ledger_only(render_agent([LESSON, PRODUCTION_NOTEBOOK])))
+            f.write(ledger_only(_ledger_source()))
     return path
+
+
+def _ledger_source():
+    """El código del que sale ese registro: el agente de ``LESSON_AGENT`` si se indicó uno (al calificar y
+    en las fuentes del instructor: el de referencia, con ese mismo registro), o la lección y «De la
+    lección a producción» guardadas junto a este notebook."""
+    if os.environ.get(LESSON_AGENT_VAR):
+        with open(_agent["path"], encoding="utf-8") as f:
+            return f.read()
+    if not os.path.exists(PRODUCTION_NOTEBOOK):
+        raise HarnessError(
+            f"No encuentro {PRODUCTION_NOTEBOOK} en esta carpeta: abre el ejercicio desde notebooks/."
+        )
+    return render_agent([LESSON, PRODUCTION_NOTEBOOK])
 
 
 def lesson_agent():
