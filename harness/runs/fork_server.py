@@ -11,7 +11,7 @@ Es el único del curso: lo que cambia de un uso a otro son parámetros de ``Serv
 
 - La suite de conformidad (``harness.runs.containment``): importa el arnés (``PRELOAD``); un servidor
   por hilo y por entorno de arranque (``startup_env``).
-- El Nivel 2 de la calificación (``solutions/grading/witness.py``): aislado (``prefix``, como init de
+- El Nivel 2 de la calificación (sus ganchos viven con lo de instructores, que lo lanza): aislado (``prefix``, como init de
   su espacio de PIDs) y con ``hooks``, el testigo que vigila cada corrida en vez de solo esperarla.
 - «Más allá» (``harness.beyond.preload``): importa DBOS, escucha además en un socket con nombre
   (``listen``), al que el proceso que lanzó una persona le pasa su corrida (``relay``), y prepara una
