@@ -1,4 +1,4 @@
-"""Tiempo y bytes escritos por turno, hasta 1.000 turnos, en los tres formatos de «Más allá».
+"""Tiempo y bytes escritos por turno, hasta 1000 turnos, en los tres formatos de «Más allá».
 
     python -m benchmarks.cost_per_turn [--turns 1000]
 
@@ -13,6 +13,7 @@ import statistics
 import tempfile
 
 from harness.beyond.cost_formats import FORMATS, measure
+from harness.text import number
 
 NAMES = {"json": "JSON entero (lección)", "jsonl": "JSON lines + fsync", "dbos": "DBOS (SQLite)"}
 
@@ -25,7 +26,7 @@ def row(fmt, runs, t):
     window = max(1, t // 20)
     times = [s for s, _ in runs[max(0, t - 1 - window) : t + window]]
     total = sum(b for _, b in runs[:t])
-    return f"| {NAMES[fmt]} | {t} | {runs[t - 1][1]:,} | {statistics.median(times) * 1000:.2f} | {total:,} |"
+    return f"| {NAMES[fmt]} | {t} | {number(runs[t - 1][1])} | {statistics.median(times) * 1000:.2f} | {number(total)} |"
 
 
 def main():

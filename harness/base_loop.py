@@ -20,7 +20,9 @@ MAX_TOKENS = 1024
 # agrega 2 (is_error → check_report → write_report); 20 cubre las 6 muertes por tarea de la tortura.
 # AGENT_MAX_TURNS (un entero positivo) lo baja para probar el tope sin un modelo que no termina.
 _ASKED = os.environ.get(MAX_TURNS_VAR, "")
-MAX_TURNS = int(_ASKED) if _ASKED.isdigit() and int(_ASKED) > 0 else 20
+# Solo cifras ASCII y pocas: «²» es un dígito para isdigit, y int() no lo lee (ni miles de cifras).
+_READABLE = _ASKED.isascii() and _ASKED.isdigit() and len(_ASKED) < 10
+MAX_TURNS = int(_ASKED) if _READABLE and int(_ASKED) > 0 else 20
 
 
 def ask_model(client, tools, messages):

@@ -33,7 +33,8 @@ def crash_after():
     no haga que la caída pedida no ocurra nunca en silencio."""
     label = os.environ.get(CRASH_VAR, "")
     kind, _, n = label.partition(":")
-    if label and (kind not in KINDS or not n.isdigit() or int(n) < 1):
+    # Solo cifras ASCII, y pocas: «²» es un dígito para isdigit, pero int() no lo lee (ni miles de cifras).
+    if label and (kind not in KINDS or not (n.isascii() and n.isdigit() and len(n) < 10) or int(n) < 1):
         raise HarnessError(
             f"{CRASH_VAR}={label} no es una etiqueta válida: usa <tipo>:<n> con n ≥ 1 y tipo "
             f"uno de {', '.join(KINDS)}."

@@ -1,4 +1,5 @@
-"""Dos maneras de escribir para quien lee, una sola vez: el plural de una cuenta y una línea acotada.
+"""Tres maneras de escribir para quien lee, una sola vez: el plural de una cuenta, un número y una
+línea acotada.
 
 Las usan las herramientas, el laboratorio, la suite de conformidad y la calificación; no importa nada
 del paquete y nada que tarde (cada proceso del agente la importa con ``harness.tools``).
@@ -8,6 +9,13 @@ del paquete y nada que tarde (cada proceso del agente la importa con ``harness.t
 def plural(n, one, many):
     """«1 anotación», «2 anotaciones»."""
     return f"{n} {one if n == 1 else many}"
+
+
+def number(n):
+    """Un número entero como lo escribe el español (la norma de la RAE): «4332», «5 546 532». Hasta cuatro
+    cifras, juntas; desde cinco, en grupos de tres separados por un espacio duro (no se parte al final
+    de una línea). Ni coma ni punto: en inglés separan miles y en español, decimales."""
+    return f"{n:,}".replace(",", "\u00a0" if abs(n) >= 10_000 else "")
 
 
 def shorten(text, width=160):

@@ -71,27 +71,34 @@ def os_failure(action, tool_input, err):
     return ToolOSError(f"no se pudo {action} {raw}: {reason}", action=action, path=raw, reason=reason)
 
 
-def refuse_hard_link(path, tool_input):
-    """Un archivo a escribir que es otro nombre de otro archivo no se escribe: un enlace duro (a
-    effects.json, por ejemplo) o un enlace simbólico (a sales-notes.txt): cambiarlo cambiaría también
-    el otro. Reintentar no lo arregla: la corrida se detiene (``lasting``) con una línea."""
-    raw = tool_input["path"]
-    if os.path.islink(os.path.join(os.getcwd(), raw)):
-        reason = (
+def link_reason(path, shown=None):
+    """Por qué ``path`` no se puede escribir en su lugar, o None: es un enlace simbólico, o un archivo
+    con más de un nombre (un enlace duro): cambiarlo cambiaría también el otro. ``shown``: la ruta tal
+    como la pidió el modelo, si el enlace simbólico se mira ahí y no en ``path`` ya resuelta."""
+    if os.path.islink(shown or path):
+        return (
             "es un enlace simbólico, y escribirlo cambiaría el archivo al que apunta; bórralo (el enlace, "
             "no su destino)"
         )
-    else:
-        try:
-            names = os.lstat(path).st_nlink
-        except FileNotFoundError:
-            return
-        if names <= 1:
-            return
-        reason = (
-            f"tiene {names} nombres en el disco (un enlace duro) y escribirlo cambiaría también el otro "
-            "archivo; quita ese enlace (borra el nombre que sobra)"
-        )
-    raise ToolOSError(
-        f"no se escribió {raw}: {reason}", action="escribir en", path=raw, reason=reason, lasting=True
+    try:
+        names = os.lstat(path).st_nlink
+    except FileNotFoundError:
+        return None
+    if names <= 1:
+        return None
+    return (
+        f"tiene {names} nombres en el disco (un enlace duro) y escribirlo cambiaría también el otro "
+        "archivo; quita ese enlace (borra el nombre que sobra)"
     )
+
+
+def refuse_hard_link(path, tool_input):
+    """Un archivo a escribir que es otro nombre de otro archivo no se escribe: un enlace duro (a
+    effects.json, por ejemplo) o un enlace simbólico (a sales-notes.txt). Reintentar no lo arregla: la
+    corrida se detiene (``lasting``) con una línea."""
+    raw = tool_input["path"]
+    reason = link_reason(path, os.path.join(os.getcwd(), raw))
+    if reason:
+        raise ToolOSError(
+            f"no se escribió {raw}: {reason}", action="escribir en", path=raw, reason=reason, lasting=True
+        )

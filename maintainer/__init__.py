@@ -9,3 +9,13 @@ Se corren como módulos desde la raíz del repositorio (``python -m maintainer p
 Ejecutar un notebook y guardar salidas deterministas lo hace ``solutions.grading.notebook_run``: lo
 usan también los ejercicios que reparte quien dicta el curso.
 """
+
+import sys
+
+# Corrido sin el entorno del curso (``python -m maintainer …`` con otro python): una línea que dice
+# qué activar o instalar, no la traza de un ModuleNotFoundError.
+if sys.argv[:1] == ["-m"]:
+    from harness.conformidad.spanish_args import explain_missing_modules
+    from solutions.grading.paths import ROOT
+
+    explain_missing_modules((), "test", ROOT)

@@ -10,15 +10,16 @@ repartidos desde sus fuentes y las salidas guardadas de cada notebook, y despué
 si alguna comprobación falla. Las pruebas (``python -m pytest``) van aparte.
 """
 
-import argparse
 import sys
 
+from harness.conformidad.spanish_args import SpanishArgumentParser
+from harness.text import plural
 from maintainer import prepare
 from solutions.grading.release import NbgraderError
 
 
 def parser():
-    main = argparse.ArgumentParser(
+    main = SpanishArgumentParser(
         prog="python -m maintainer", description=__doc__.splitlines()[0], allow_abbrev=False
     )
     commands = main.add_subparsers(dest="command", required=True, metavar="{prepare,check}")
@@ -52,7 +53,9 @@ def run(args):
         steps = [step for step in prepare.STEPS if step in (args.solo or prepare.STEPS)]
         changed = prepare.prepare(steps, dry_run=args.sin_escribir)
         verb = "cambiarían" if args.sin_escribir else "cambiaron"
-        prepare.say(f"en total {verb} {sum(changed.values())} de {len(changed)} archivos")
+        prepare.say(
+            f"en total {verb} {sum(changed.values())} de {plural(len(changed), 'archivo', 'archivos')}"
+        )
     problems = prepare.checks()
     for problem in problems:
         print(f"FALLA: {problem}", file=sys.stderr)

@@ -19,6 +19,7 @@ import tempfile
 from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EXIT_DONE, EXIT_KILLED, FINISHED, MODEL_LOG_VAR, done_text
+from harness.defenses.session import stderr_problems
 from harness.runs.launcher import AgentRun, agent_command
 from harness.runs.strace_log import TRACED, parse_log, strace_prefix
 from harness.scenario import FINAL_TEXT, LABELS, SCRIPT, TOOL, VERIFIED_TEXT, label
@@ -101,9 +102,11 @@ def expected_report(agent):
 
 
 def output_problems(result):
-    """Lo que no debería verse en la salida de una corrida, falle o no."""
+    """Lo que no debería verse en la salida de una corrida, falle o no: un texto que se escapó sin
+    traducir, o un stderr fuera de su contrato (avisos cuando ocurren, y a lo sumo una línea final)."""
     leaked = [leak for leak in LEAKS if leak in result.stderr]
-    return [f"se escapó «{leak}»: {result.stderr.strip()[-200:]}" for leak in leaked]
+    problems = [f"se escapó «{leak}»: {result.stderr.strip()[-200:]}" for leak in leaked]
+    return problems + [f"stderr: {p}: {result.stderr.strip()[-200:]}" for p in stderr_problems(result.stderr)]
 
 
 def recover(workdir, agent, env=None):

@@ -42,7 +42,7 @@ TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-18
 def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
-    """La escena que se guarda, con las claves de la lección."""
+    """El estado que se guarda, con las claves de la lección."""
     return {
         "version": 1,
         "task": task,
@@ -69,7 +69,8 @@ def save_checkpoint(cp):
 
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-22
-from harness.defenses.guards import CheckpointError, require_checkpoint_shape
+from harness.defenses.bounded import Unbounded, loads  # json.loads acotado: nunca un RecursionError
+from harness.defenses.guards import CheckpointError, checkpoint_refusal, require_checkpoint_shape
 
 
 def load_checkpoint():  # tu turno
@@ -82,7 +83,9 @@ def load_checkpoint():  # tu turno
     except OSError as err:  # un directorio con ese nombre, sin permiso de lectura…
         raise CheckpointError(unreadable(CHECKPOINT_PATH, err)) from None
     try:
-        cp = json.loads(raw)
+        cp = loads(raw)
+    except Unbounded as err:  # JSON, pero anidado sin fin o con un texto que no se puede volver a escribir
+        raise checkpoint_refusal(err) from None
     except ValueError:
         raise CheckpointError(
             f"No se pudo parsear {CHECKPOINT_PATH}; puede que el archivo haya quedado interrumpido a mitad "
@@ -149,7 +152,7 @@ def run_agent(client, task, tools, scene=None, point_a=True):
 
 # %% de_la_leccion_a_produccion.ipynb · celda prod-34
 from harness.defenses.durable import read_bytes  # bytes: un carácter UTF-8 cortado también es «a medias»
-from harness.defenses.guards import LedgerError, require_ledger_shape, unreadable
+from harness.defenses.guards import LedgerError, ledger_refusal, require_ledger_shape, unreadable
 
 
 def load_effects():
@@ -160,17 +163,17 @@ def load_effects():
     except OSError as err:
         raise LedgerError(unreadable(EFFECTS_PATH, err)) from None
     try:
-        effects = json.loads(raw)
+        effects = loads(raw)
+    except Unbounded as err:  # JSON, pero anidado sin fin o con un texto que no se puede volver a escribir
+        raise ledger_refusal(err) from None
     except ValueError:
-        effects = None
-    if not isinstance(effects, dict):
         # Tratarlo como vacío volvería a ejecutar efectos secundarios que ya ocurrieron.
         raise LedgerError(
             f"No se pudo parsear {EFFECTS_PATH}; el registro de efectos está dañado y no se puede tratar "
             "como vacío sin arriesgar efectos secundarios duplicados. Revísalo a mano, o bórralo junto con "
             f"{CHECKPOINT_PATH} y empieza de nuevo sin --resume."
-        )
-    require_ledger_shape(effects)  # un «result» que no es texto se le devolvería al modelo como tal
+        ) from None
+    require_ledger_shape(effects)  # una lista, un «result» que no es texto: dice qué le falta, sin usarlo
     return effects
 
 
@@ -193,15 +196,23 @@ from harness.tools import rerun_reason, rerunnable  # solo lectura (o con clave)
 KEYED_WRITES = os.environ.get(VARIANT_VAR) == "idempotente"
 
 
+def try_tool(name, tool_input, tool_use_id):
+    """(salida, None) si la herramienta terminó; (None, su tool_result con is_error) si falló: el
+    modelo recibe el error y decide, como en el Curso 7, también al volver a ejecutarla al reanudar."""
+    try:
+        return run_tool(name, tool_input, key=tool_use_id if KEYED_WRITES else None), None
+    except Exception as err:
+        stop_if_lasting(err)  # salvo una falla del entorno que dura: salida 1, reanudable
+        return None, tool_result(tool_use_id, f"Error de ejecución de la herramienta: {err}", True)
+
+
 def run_tool_uses(content):  # tu turno
     """El run_tool_uses del Curso 7, con el registro: ejecutar primero, anotar después."""
     results = []
     for block in tool_uses(content):
-        try:
-            output = run_tool(block["name"], block["input"], key=block["id"] if KEYED_WRITES else None)
-        except Exception as err:  # el modelo recibe el error y decide, como en el Curso 7
-            stop_if_lasting(err)  # salvo una falla del entorno que dura: salida 1, reanudable
-            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))
+        output, failed = try_tool(block["name"], block["input"], block["id"])
+        if failed:
+            results.append(failed)
             continue
         crash_point("after-tool")
         # El efecto secundario ya ocurrió: aunque la escritura del registro falle, no hay que mentir
@@ -233,7 +244,9 @@ def reconcile(cp):  # tu turno
 
     if rerunnable(pending["name"], KEYED_WRITES):
         print(f"{where} fallo en el registro, {rerun_reason(pending['name'])}, volviendo a ejecutar")
-        output = run_tool(pending["name"], pending["input"], key=pending["id"] if KEYED_WRITES else None)
+        output, failed = try_tool(pending["name"], pending["input"], pending["id"])
+        if failed:
+            return failed
         save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})
         return tool_result(pending["id"], output)
 
@@ -250,6 +263,7 @@ def reconcile(cp):  # tu turno
 # %% de_la_leccion_a_produccion.ipynb · celda prod-61
 from harness.defenses.guards import require_matching_ledger
 from harness.defenses.replies import check_resumable
+from harness.tools import REPORT_PATH
 
 
 def resume_scene(task):
@@ -257,7 +271,8 @@ def resume_scene(task):
     cp = load_checkpoint()
     check_resumable(cp)  # ni una tarea ya terminada ni una conversación que la API rechazaría
     require_matching_ledger(cp["pendingToolUse"], load_effects())  # antes de escribir nada
-    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH)  # un directorio donde irá un archivo: rechazado
+    # Un directorio donde irá un archivo, o un reporte que es otro nombre de otro archivo: rechazados.
+    check_agent_files(CHECKPOINT_PATH, EFFECTS_PATH, appended=(REPORT_PATH,))
     turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
     pending = cp["pendingToolUse"]
     print(f"[resume] leído turn={turns} pending={pending['name'] if pending else 'null'}")
@@ -275,7 +290,7 @@ def resume_scene(task):
 # %% de_la_leccion_a_produccion.ipynb · celda prod-63
 from harness.contract import command_line_problem
 from harness.defenses.session import AgentFailure, agent_session
-from harness.errors import print_final
+from harness.errors import one_line, print_final
 
 USAGE = "uso: python agent.py [--resume] [--live]"
 VARIANTS = ("dos-puntos", "solo-b", "idempotente")
@@ -286,7 +301,7 @@ def main(argv=None):
     variant = os.environ.get(VARIANT_VAR) or VARIANTS[0]
     problem = command_line_problem(args, variant, VARIANTS)  # --reanudar, una variante mal escrita
     if problem:
-        print(f"{problem}. {USAGE}", file=sys.stderr)
+        print(one_line(f"{problem}. {USAGE}"), file=sys.stderr)  # un salto de línea ajeno, escapado
         return 2
     try:
         with agent_session():  # AGENT_WORKDIR y CRASH_AFTER válidos; un solo agente por directorio

@@ -31,7 +31,7 @@ TASK = "Convierte sales-notes.txt en un reporte breve y escríbelo en report.txt
 
 # %% leccion_6_puntos_de_control.ipynb · celda code-18
 def checkpoint(task, turns, tokens_used, messages, pending_tool_use):
-    """La escena que se guarda, con las claves de la lección."""
+    """El estado que se guarda, con las claves de la lección."""
     return {
         "version": 1,
         "task": task,

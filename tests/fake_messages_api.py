@@ -13,12 +13,15 @@ asistente al final de ``messages`` se continúa, como tras un ``pause_turn``. Co
 tool_use en un turno, otro ``stop_reason``, una herramienta inexistente).
 """
 
+import contextlib
 import json
+import os
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import NamedTuple
 
+from harness.contract import CRASH_VAR
 from harness.protocol import block_to_dict, blocks_of, pairing_error
 from harness.scripted_model import ScriptedModel, ScriptError
 from harness.tools import TOOL_IMPLS
@@ -53,7 +56,43 @@ class Reply(NamedTuple):
 
     @classmethod
     def json(cls, status, payload, headers=None):
-        return cls(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), headers or {})
+        return cls(status, json_bytes(payload), headers or {})
+
+
+class RawJSON:
+    """Un valor ya escrito en JSON que el servidor manda tal cual, dentro de una respuesta: lo que
+    ``json.dumps`` no puede escribir (un objeto anidado mil niveles)."""
+
+    def __init__(self, text):
+        self.text = text
+
+
+def nested(depth, leaf='"x"'):
+    """``{"a": {"a": … leaf …}}`` con ``depth`` niveles, ya escrito (``RawJSON``)."""
+    return RawJSON('{"a": ' * depth + leaf + "}" * depth)
+
+
+def json_bytes(payload):
+    """``payload`` como JSON en UTF-8, con cada ``RawJSON`` en su lugar tal cual. Un texto con un
+    sustituto suelto («\\ud800») no se puede codificar, y viaja como lo mandaría un servidor: con la
+    secuencia de escape de JSON."""
+    raws = []
+
+    def mark(value):
+        if not isinstance(value, RawJSON):
+            raise TypeError(f"{type(value).__name__} no es JSON")
+        raws.append(value.text)
+        return f"\0raw{len(raws) - 1}\0"
+
+    try:
+        text = json.dumps(payload, ensure_ascii=False, default=mark)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raws.clear()
+        text = json.dumps(payload, default=mark)
+    for i, raw in enumerate(raws):
+        text = text.replace(json.dumps(f"\0raw{i}\0"), raw)
+    return text.encode("utf-8")
 
 
 def error_body(status, message):
@@ -346,3 +385,20 @@ def ends_early(at):
         return {**reply, "stop_reason": "end_turn", "content": [{"type": "text", "text": GIVE_UP_TEXT}]}
 
     return hook
+
+
+@contextlib.contextmanager
+def served(monkeypatch, **extra):
+    """La API local y un entorno con solo sus variables ANTHROPIC_* (más ``extra``) y sin caída pedida:
+    nada de lo que exporte quien corre las pruebas."""
+    for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.delenv(CRASH_VAR, raising=False)
+    with FakeMessagesAPI() as server:
+        for name, value in {
+            "ANTHROPIC_API_KEY": TEST_KEY,
+            "ANTHROPIC_BASE_URL": server.base_url,
+            **extra,
+        }.items():
+            monkeypatch.setenv(name, value)
+        yield server

@@ -146,15 +146,15 @@ for name in [n for n in os.listdir(".") if n.endswith(".ipynb")] + ["notas.txt"]
     os.symlink(target, name)
 prediction[1] = {}"""
 
-# Una respuesta con el formato correcto, pero su celda de prueba imprime JSON anidado sin fin (las
-# demás respuestas salen como siempre).
+# Una respuesta con el formato correcto, pero las celdas de prueba imprimen JSON anidado sin fin en lugar
+# de la predicción (cada una imprime la predicción entera: las tres valen 0).
 NESTED = (
     solution(NIVEL_1, "momento_1")
     + """
 import json
 
 real_dumps = json.dumps
-json.dumps = lambda obj, *a, **k: "[" * 100_000 + "]" * 100_000 if obj is prediction[1] else real_dumps(obj, *a, **k)"""
+json.dumps = lambda obj, *a, **k: "[" * 100_000 + "]" * 100_000 if obj is prediction else real_dumps(obj, *a, **k)"""
 )
 
 # Una corrección correcta que además avisa por stderr, mucho más de lo que cabe en una tubería (64 KiB).
@@ -213,7 +213,7 @@ READS_CLASSMATE = (
 for folder in ("submitted", "autograded"):
     path = os.path.join(course, folder, "correcta", "leccion_6", "ejercicio_nivel_1.ipynb")
     if os.path.exists(path):
-        prediction[3] = answer_in(path, "momento_3")[3]
+        prediction.update(answer_in(path, "momento_3"))
         break"""
 )
 
@@ -461,7 +461,7 @@ HONEST = {
     "script_falso": {NIVEL_1: 0, NIVEL_2: 3},
     "escapa": {NIVEL_1: 4, NIVEL_2: 6},
     "enlaza": {NIVEL_1: 4, NIVEL_2: 6},
-    "anida": {NIVEL_1: 4, NIVEL_2: 0},
+    "anida": {NIVEL_1: 0, NIVEL_2: 0},
     "borra_celdas": {NIVEL_1: 4, NIVEL_2: 6},
     "avisa_por_stderr": {NIVEL_1: 0, NIVEL_2: 6},
     "bucle": {NIVEL_1: 4, NIVEL_2: 0},

@@ -72,7 +72,11 @@ def lab_notebook(server, name, before=""):
     write_lab(folder, "laboratorio", before)
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell('exec(open("antes.py", encoding="utf-8").read())\nlab')]
+    # Y una celda vacía debajo: Mayús+Enter en la del laboratorio pasa a ella, sin agregar otra.
+    nb.cells = [
+        nbformat.v4.new_code_cell('exec(open("antes.py", encoding="utf-8").read())\nlab'),
+        nbformat.v4.new_code_cell(""),
+    ]
     nbformat.write(nb, folder / "lab.ipynb")
     return f"{name}/lab.ipynb", folder
 
@@ -85,9 +89,21 @@ def processes(folder, test="laboratorio"):
 
 def run_lab(page, root=".cl-root"):
     """Run All Cells, y el laboratorio ``root`` que muestra la celda, ya con sus controles encendidos."""
+    run_all(page)
+    return live_lab(page, root)
+
+
+def rerun_lab(page, action):
+    """``action`` (Run All, Mayús+Enter) vuelve a correr la celda: el laboratorio nuevo que muestra."""
+    # El laboratorio anterior queda marcado: se espera el que crea esta corrida de la celda.
+    page.evaluate("() => document.querySelectorAll('.cl-root').forEach((n) => n.dataset.old = '1')")
+    action()
+    return live_lab(page, ".cl-root:not([data-old])")
+
+
+def live_lab(page, root):
     from playwright.sync_api import expect
 
-    run_all(page)
     lab = page.locator(root)
     expect(lab).to_be_visible(timeout=STEP_MS)
     # Los controles se encienden cuando el kernel contesta a la vista (una vista guardada no tiene quién).
@@ -140,9 +156,7 @@ class SharedLab:
         """El laboratorio de la prueba ``test``, recién creado en una ventana de ``width``×``height``."""
         write_lab(self.folder, test, before)
         self.page.set_viewport_size({"width": width, "height": height})
-        # El laboratorio anterior queda marcado: se espera el que crea esta corrida de la celda.
-        self.page.evaluate("() => document.querySelectorAll('.cl-root').forEach((n) => n.dataset.old = '1')")
-        return self.page, run_lab(self.page, ".cl-root:not([data-old])")
+        return self.page, rerun_lab(self.page, lambda: run_all(self.page))
 
     def processes(self, test):
         return processes(self.folder, test)
@@ -474,32 +488,117 @@ def test_screen_reader_names_reasons_and_spanish_words(labs, app):
     assert not ENGLISH.findall(text), ENGLISH.findall(text)
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_an_800x600_window_scrolls_the_picture_and_keeps_its_letters(labs, app):
+# Cada caja y cada hueco del dibujo en la pantalla: [qué es, izquierda, derecha].
+PICTURE_PARTS = """(svg) => [...svg.querySelectorAll('g[data-state], [data-label]')].map((n) => {
+  const r = n.getBoundingClientRect();
+  return [n.dataset.label || n.textContent, r.left, r.right];
+})"""
+# Los dibujos de la lección (figures.py: cada paso, una imagen SVG): [texto alternativo, la letra más
+# chica del SVG por la escala con que se muestra la imagen, su borde derecho].
+FIGURE_TEXT = """(cell) => [...cell.querySelectorAll('img[src^="data:image/svg+xml;base64,"]')].map((img) => {
+  const sizes = [...atob(img.src.split(',')[1]).matchAll(/font-size="([\\d.]+)"/g)].map((m) => Number(m[1]));
+  const box = img.getBoundingClientRect();
+  return [img.alt, Math.min(...sizes) * box.width / img.naturalWidth, box.right];
+})"""
+FIGURES = (
+    "from harness.notebook import figures\n"
+    "figures.turn_timeline('after-effect-write')\nfigures.ab_window()\nfigures.solo_b()\n"
+    "figures.messages_at_points()\n"
+)
+LONG_NAME = "una_carpeta_de_trabajo_con_un_nombre_larguisimo_y_sin_un_solo_espacio"
+MIN_PX = 11
+# (interfaz, ancho, alto, con el explorador de archivos abierto): el de JupyterLab por omisión a 1280,
+# Notebook 7, 800 y 400 px.
+WINDOWS = [
+    ("lab", 1280, 720, True),
+    ("lab", 800, 600, True),
+    ("lab", 400, 720, False),
+    ("notebook", 1280, 720, False),
+    ("notebook", 400, 720, False),
+]
+
+
+def file_browser(page, app, shown):
+    """Abre o cierra el explorador de archivos de JupyterLab (Notebook 7 no lo tiene al lado)."""
     from playwright.sync_api import expect
 
-    page, lab = labs(app).fresh(f"chica_{app}", width=800, height=600)
-    if app == "lab":  # con el explorador de archivos abierto
-        if not page.locator("#filebrowser").is_visible():
-            page.locator("[data-id='filebrowser']").click()
-        expect(page.locator("#filebrowser")).to_be_visible()
+    if app != "lab":
+        return
+    if page.locator("#filebrowser").is_visible() != shown:
+        page.locator("[data-id='filebrowser']").click()
+    expect(page.locator("#filebrowser")).to_be_visible(visible=shown)
+
+
+@pytest.mark.parametrize(
+    ("app", "width", "height", "files"), WINDOWS, ids=[f"{a}-{w}{'-archivos' * f}" for a, w, _, f in WINDOWS]
+)
+def test_every_column_of_the_picture_fits_and_no_picture_letter_is_under_11_px(
+    labs, app, width, height, files
+):
+    from playwright.sync_api import expect
+
+    shared = labs(app)
+    page, lab = shared.fresh(
+        f"columnas_{app}_{width}_{LONG_NAME}", before=FIGURES, width=width, height=height
+    )
+    file_browser(page, app, files)
     step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
     picture, svg = lab.locator(".cl-picture"), lab.locator(".cl-picture svg")
-    width = svg.bounding_box()["width"]
-    scrolls = picture.evaluate(
-        "(p) => p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX === 'auto'"
-    )
-    assert width >= 600 or scrolls, (width, scrolls)
-    font = lab.evaluate("(root) => parseFloat(getComputedStyle(root).fontSize)")
-    assert svg.evaluate(SMALLEST_TEXT) >= font - 0.01  # ninguna letra más chica que la del notebook
-    assert lab.evaluate(CUT) == []  # lo que no cabe se desplaza
-    # La última caja se alcanza desplazando el dibujo.
-    last = lab.locator("svg [data-label='after-save-b:3']")
-    last.scroll_into_view_if_needed()
-    assert picture.evaluate("(p) => p.scrollLeft") > 0 or not scrolls
-    step(lab, lambda: last.click())
+    # Los cuatro pasos de cada turno (punto A, herramienta, registro, punto B) y sus huecos, dentro del
+    # dibujo y de la ventana, sin desplazar nada a lo ancho.
+    box = picture.bounding_box()
+    right = min(box["x"] + box["width"], width)
+    parts = svg.evaluate(PICTURE_PARTS)
+    assert len(parts) == 12 + 12
+    outside = [name for name, left, end in parts if left < box["x"] - 0.5 or end > right + 0.5]
+    assert outside == [], f"pasos fuera de la vista a {width} px: {outside}"
+    assert picture.evaluate("(p) => p.scrollWidth <= p.clientWidth")
+    assert lab.evaluate(CUT) == []
+    assert lab.locator(".cl-picture svg").evaluate(OUT_OF_BOX) == []
+    # El nombre largo de la carpeta se corta en líneas, dentro del laboratorio.
+    name = lab.locator(".cl-header code")
+    name_box, lab_box = name.bounding_box(), lab.bounding_box()
+    assert name_box["x"] + name_box["width"] <= lab_box["x"] + lab_box["width"] + 0.5
+    assert lab_box["x"] + lab_box["width"] <= width
+    if lab_box["width"] < 400:  # el nombre (unos 800 px) no cabe en una línea: va en varias
+        assert name.evaluate("(c) => c.getClientRects().length") > 1
+    # Ninguna letra del laboratorio ni de los dibujos de la lección por debajo de 11 px en la pantalla.
+    assert page.evaluate(SMALL_TEXT, [lab.element_handle(), MIN_PX]) == []
+    cell = page.locator(CELLS, has=lab)
+    figures = cell.evaluate(FIGURE_TEXT)
+    assert len(figures) >= 4 * 3
+    small = [(alt, px) for alt, px, _ in figures if px < MIN_PX]
+    assert small == [], f"letra de menos de {MIN_PX} px en los dibujos: {small[:3]}"
+    assert max(end for _, _, end in figures) <= width
+    # La última caída se elige con un clic, en su lugar.
+    step(lab, lambda: lab.locator("svg [data-label='after-save-b:3']").click())
     expect(lab.locator("select")).to_have_value("after-save-b:3")
-    shot(page, f"chica_{app}")
+    shot(page, f"columnas_{app}_{width}")
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_shift_enter_on_a_button_runs_the_cell_and_never_presses_it(labs, app):
+    """Mayús+Enter ejecuta la celda, como en todo el notebook, también con el foco en Reiniciar (que
+    borraría los archivos). El kernel atiende los mensajes en orden: cuando se ve el laboratorio que
+    crea la celda, un Reiniciar pulsado antes ya habría borrado los archivos."""
+    shared, test = labs(app), f"mayus_enter_{app}"
+    page, lab = shared.fresh(test, width=1280, height=1000)
+    checkpoint = shared.folder / "_trabajo" / test / "checkpoint.json"
+    step(lab, lambda: lab.get_by_role("button", name="Ejecutar", exact=True).click())
+    assert checkpoint.exists()
+    # Con el teclado: el foco en Reiniciar.
+    lab.get_by_role("button", name="Reiniciar", exact=True).focus()
+    lab = rerun_lab(page, lambda: page.keyboard.press("Shift+Enter"))
+    assert checkpoint.exists()
+    # Con el ratón: el clic en Reiniciar borra los archivos; después, Enter (editar la celda) y Mayús+Enter
+    # no lo vuelven a pulsar.
+    step(lab, lambda: lab.get_by_role("button", name="Reiniciar", exact=True).click())
+    assert not checkpoint.exists()
+    checkpoint.write_text("{}", encoding="utf-8")
+    page.keyboard.press("Enter")
+    rerun_lab(page, lambda: page.keyboard.press("Shift+Enter"))
+    assert checkpoint.exists()
+    assert shared.processes(test) == ["corrida"]
 
 
 def save(page):
@@ -550,6 +649,50 @@ def test_a_saved_notebook_shows_its_last_state_and_the_widget_comes_back(server,
         expect(page.get_by_text("Error displaying widget")).to_have_count(0)
         assert processes(folder) == ["corrida", "corrida --resume"]
         shot(page, f"recarga_{app}")
+
+
+SAVED_LABS = "application/vnd.jupyter.widget-state+json"
+SHOWN_LABS = "() => [...(window[Symbol.for('crash-lab-shown')] || new Map()).keys()].sort()"
+
+
+def test_six_run_alls_and_a_save_keep_only_the_labs_on_screen(server, browser):
+    """Dos laboratorios a la vista y uno que solo se usa desde Python (como «fijo» en el laboratorio):
+    seis Run All y un guardado dejan en el archivo los dos de la pantalla, no dieciocho."""
+    from playwright.sync_api import expect
+
+    name, folder = lab_notebook(server, "seis_corridas")
+    nb = nbformat.read(folder / "lab.ipynb", as_version=4)
+    nb.cells[1:] = [
+        nbformat.v4.new_code_cell(
+            'fijo = CrashLab(workdir="_trabajo/fijo", agent="contador.py")\nfijo.reset()'
+        ),
+        nbformat.v4.new_code_cell('otro = CrashLab(workdir="_trabajo/otro", agent="contador.py")\notro'),
+    ]
+    nbformat.write(nb, folder / "lab.ipynb")
+    with own_page(server, browser, name) as page:
+        open_notebook(page, server, "lab", name)
+        for _ in range(6):
+            page.evaluate("() => document.querySelectorAll('.cl-root').forEach((n) => n.dataset.old = '1')")
+            run_all(page)
+            fresh = page.locator(".cl-root:not([data-old]):not(.cl-saved)")
+            expect(fresh).to_have_count(2, timeout=STEP_MS)
+        expect(page.locator(".cl-root")).to_have_count(2)
+        assert saved_labs(page, folder) == page.evaluate(SHOWN_LABS)
+        assert len(page.evaluate(SHOWN_LABS)) == 2
+        # La salida de «otro», borrada: su laboratorio sigue vivo en el kernel, pero ya no se ve.
+        page.locator(CELLS).nth(2).locator(".jp-InputPrompt").click()
+        page.get_by_role("menuitem", name="Edit", exact=True).click()
+        page.get_by_role("menuitem", name=re.compile(r"^Clear (Cell )?Output$")).click()
+        expect(page.locator(".cl-root")).to_have_count(1, timeout=STEP_MS)
+        assert saved_labs(page, folder) == page.evaluate(SHOWN_LABS)
+        assert len(page.evaluate(SHOWN_LABS)) == 1
+
+
+def saved_labs(page, folder):
+    """Guarda el notebook y devuelve los ids de los laboratorios que quedaron en el archivo."""
+    save(page)
+    saved = nbformat.read(folder / "lab.ipynb", as_version=4).metadata["widgets"][SAVED_LABS]["state"]
+    return sorted(id_ for id_, entry in saved.items() if "ticket" in entry["state"].get("view", {}))
 
 
 # —— Las teclas del notebook, el foco visible, la letra y el comando 1 (issue 36) ——
@@ -620,12 +763,11 @@ def test_ctrl_and_cmd_keys_reach_the_notebook_and_letters_stay_in_the_lab(labs, 
         run.focus()
         page.keyboard.press("Control+b")
         expect(browser_panel).to_be_visible(visible=not shown, timeout=STEP_MS)
-    # Las letras, Enter y Mayús+Enter quedan en el laboratorio: ninguna celda nueva, borrada,
-    # convertida a Markdown ni ejecutada otra vez.
-    # (En una variante, no en un botón: Mayús+Enter en un botón lo pulsa, como en cualquier página.)
+    # Las letras quedan en el laboratorio: ninguna celda nueva, borrada, convertida a Markdown ni
+    # ejecutada otra vez (Mayús+Enter sí ejecuta la celda: test_shift_enter_on_a_button_runs_the_cell).
     lab.locator(".cl-radio input:checked").focus()
     ticket = lab.get_attribute("data-ticket")
-    for key in ["a", "b", "x", "c", "v", "m", "y", "d", "d", "z", "Shift+Enter", "Alt+Enter"]:
+    for key in ["a", "b", "x", "c", "v", "m", "y", "d", "d", "z"]:
         page.keyboard.press(key)
     lab.get_by_role("button", name="Reiniciar", exact=True).focus()
     step(lab, lambda: page.keyboard.press("Enter"))  # Enter en Reiniciar: la barrera de las de antes

@@ -816,3 +816,48 @@ def test_every_stored_picture_has_alt_text(name):
         assert re.search(r"<img alt=\"[^\"]{20,}\"", data["text/html"]), data["text/html"][:200]
     body, _ = HTMLExporter().from_notebook_node(nb)
     assert "No description has been provided" not in body
+
+
+# —— La página: un laboratorio por celda, y el dibujo en pasos que la página acomoda (issue 45) ——
+
+
+def test_a_lab_used_only_from_python_makes_no_page(lab):
+    lab.choose(label="after-save-b:1")
+    lab.reset()
+    assert lab._widget is None  # nada que la página guarde con el notebook
+    assert lab.widget.view["label"] == "after-save-b:1"  # al mostrarse, con su último estado
+
+
+def test_showing_a_lab_again_from_its_cell_closes_the_one_it_showed_before(tmp_path, monkeypatch):
+    from harness.crash_lab import widget
+
+    monkeypatch.chdir(tmp_path)
+    runs = iter(
+        [
+            ("celda-1", "corrida-1"),
+            ("celda-1", "corrida-1"),
+            ("celda-1", "corrida-2"),
+            ("celda-2", "corrida-3"),
+        ]
+    )
+    monkeypatch.setattr(widget, "_running_cell", lambda: next(runs))
+    monkeypatch.setattr(widget, "_SHOWN", {})
+    first, second, again, other = (CrashLab(workdir=w, agent=REFERENCE_AGENT) for w in "abac")
+    pages = [first.widget, second.widget]  # la misma ejecución de la celda los muestra a los dos
+    assert all(page.comm is not None for page in pages)
+    again._repr_mimebundle_()  # la celda, otra vez: los de antes dejan la página
+    assert all(page.comm is None for page in pages) and first._widget is None
+    other._repr_mimebundle_()  # otra celda no toca lo que muestra la primera
+    assert again.widget.comm is not None
+    first.run()  # el laboratorio cerrado sigue andando desde Python, sin página
+    assert first._widget is None and first.last.action == "run"
+
+
+def test_every_step_of_the_picture_is_a_group_the_page_can_move(lab):
+    picture = lab.widget.view["picture"]
+    assert picture.count("class='cl-cell'") == 12 and picture.count("class='cl-turn'") == 3
+    # Cada grupo lleva su caja y su hueco: al moverlo, el hueco sigue a su paso.
+    cells = re.findall(r"<g class='cl-cell'.*?(?=<g class='cl-cell'|<g class='cl-turn'|</svg>)", picture)
+    assert all("data-state=" in c and "data-label=" in c for c in cells)
+    sizes = re.search(r"data-cell='(\d+)' data-row='(\d+)' data-left='(\d+)' data-top='(\d+)'", picture)
+    assert sizes and int(sizes[1]) * 4 + int(sizes[3]) == int(re.search(r"width='(\d+)'", picture)[1])

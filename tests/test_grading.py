@@ -192,7 +192,11 @@ def course_digest(course_dir):
 
 
 def repo_digest():
-    return digest(os.path.join(REPO_ROOT, "solutions"), os.path.join(REPO_ROOT, "harness"))
+    """Lo que una entrega no puede cambiar del repositorio (la verdad medida que quien califica guarda en
+    su carpeta de trabajo, ``_trabajo``, no cuenta)."""
+    return digest(
+        os.path.join(REPO_ROOT, "solutions"), os.path.join(REPO_ROOT, "harness"), skip=("_trabajo",)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -392,8 +396,9 @@ def test_a_printing_loop_keeps_a_bounded_output(graded):
 
 @pytest.mark.slow
 @pytest.mark.needs_bwrap
-def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):
-    """Un notebook que no es JSON: el comando sale con 1 y nombra a quien no pudo calificar."""
+def test_a_student_with_no_notebook_that_counts_is_graded_zero_and_named(course, tmp_path):
+    """Ningún notebook es JSON: la persona queda en grades.csv con 0, su línea de avance dice por qué, y
+    el comando sale con 0 (los archivos de una persona no detienen a la clase)."""
     course_dir, released = course
     folder = tmp_path / "curso"
     shutil.copytree(os.path.join(course_dir, "release"), folder / "release")
@@ -410,24 +415,31 @@ def test_an_ungradable_student_is_named_and_fails_the_command(course, tmp_path):
         text=True,
         encoding="utf-8",
     )
-    assert done.returncode == 1
-    # La causa, no el «ver la traza de arriba» de nbgrader.
-    assert "NO SE PUDO CALIFICAR a roto: nbformat.reader.NotJSONError" in done.stderr
+    assert done.returncode == 0, done.stderr[-3000:]
+    unreadable = ", ".join(f"{name}.ipynb no se puede leer (no es un notebook en JSON)" for name in EXERCISES)
+    assert "roto: calificada en" in done.stderr and f"{unreadable} (vale 0)" in done.stderr
+    with open(folder / "grades.csv", encoding="utf-8") as f:
+        assert {row["student_id"]: row["score"] for row in csv.DictReader(f)}["roto"] == "0"
 
 
 def test_the_measured_truth_is_named_only_while_a_class_is_graded(tmp_path, monkeypatch):
     """La verdad del Nivel 1 va a los procesos de calificación por un archivo que nombra una variable
     de entorno: una que quedó de otra clase (con su archivo ya borrado) no se usa, y al terminar no
     queda ninguna que un proceso lanzado después herede."""
+    from harness.notebook.moments import DEFAULT
     from solutions.grading import truth
     from solutions.grading.grade_class import _truth_for_workers
 
     monkeypatch.setenv(truth.TRUTH_FILE_ENV, str(tmp_path / "de_otra_clase" / "verdad.json"))
-    with _truth_for_workers(str(tmp_path), EXERCISES):
+    # Sin lista de la clase, cada estudiante tiene los tres de siempre: es lo que se mide.
+    with _truth_for_workers(str(tmp_path), EXERCISES, ["ana", "beto"], str(tmp_path / "sin_lista")):
         with open(os.environ[truth.TRUTH_FILE_ENV], encoding="utf-8") as f:
-            assert json.load(f) == truth.measured()
+            found = json.load(f)
+        assert sorted(found) == sorted(DEFAULT) and found == truth.measured(DEFAULT)
     assert truth.TRUTH_FILE_ENV not in os.environ
-    with _truth_for_workers(str(tmp_path), ("trivial",)):  # sin comprobaciones JSON: nada que medir
+    with _truth_for_workers(
+        str(tmp_path), ("trivial",), ["ana"], {}
+    ):  # sin comprobaciones JSON: nada que medir
         assert truth.TRUTH_FILE_ENV not in os.environ
 
 

@@ -25,6 +25,8 @@ STUDENTS = {
     "gemela_b": OWN,
     "nivel_2_roto": CLASS["correcta"],  # su Nivel 2 no es JSON (lo rompe el fixture)
 }
+# Quienes no entregaron un Nivel 2 que se pueda calificar: su explicacion_error no lleva nota a mano.
+WITHOUT_NIVEL_2 = ("sin_nivel_2", "nivel_2_roto")
 # Un número con más de dos decimales, donde sea que aparezca (no dentro de una palabra o un id).
 MANY_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{3,}(?![\w.])")
 
@@ -100,7 +102,7 @@ def test_the_report_shows_the_distribution_a_legend_and_the_twins(graded):
     assert "Nota total (de 19)" in picture
     # Preguntas y datos en español; los ids solo en los datos de la tabla.
     labels = re.findall(r'<text x="[^"]+" y="[^"]+" text-anchor="end"[^>]*>([^<]*)</text>', picture)
-    assert "Nivel 1 · momento 1: punto A tarde, after-tool:3" in labels
+    assert "Nivel 1 · momento 1 (el de cada estudiante)" in labels
     assert "anotación en effects.json" in labels
     assert not any(re.search(r"prueba_|_tool_|ledger_", label) for label in labels), labels
     twins = re.findall(r'<li data-parecidas="([^"]*)">', page)
@@ -116,23 +118,38 @@ def test_marks_from_a_csv_all_or_nothing_and_no_long_decimals(graded, tmp_path):
     bad = tmp_path / "malas.csv"
     bad.write_text(
         "estudiante,pregunta,puntos,comentario\ncorrecta,explicacion,3,bien\nnadie,explicacion,1,\n"
-        "gemela_a,explicacion_error,9,\n",
+        "gemela_a,explicacion_error,9,\nsin_nivel_2,explicacion_error,2,\nnivel_2_roto,explicacion_error,1,\n",
         encoding="utf-8",
     )
     done = run("solutions.grading.manual", course_dir, "--csv", bad)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
-    assert [line.split(": ")[0] for line in lines[:-1]] == [f"{bad}, fila 3", f"{bad}, fila 4"]
+    assert [line.split(": ")[0] for line in lines[:-1]] == [f"{bad}, fila {n}" for n in (3, 4, 5, 6)]
+    # Una nota para un notebook que no se entregó (o que no es un notebook) es una fila mala.
+    assert "«sin_nivel_2»: falta ejercicio_nivel_2.ipynb, así que vale 0" in lines[2]
+    assert "«nivel_2_roto»: ejercicio_nivel_2.ipynb " in lines[3] and "explicacion_error no lleva" in lines[3]
     assert "Traceback" not in done.stderr
     assert (course_dir / "gradebook.db").read_bytes() == before
     good = tmp_path / "notas.csv"
     good.write_text(
-        "".join(f"{s},explicacion,2.5,comentario de {s}\n{s},explicacion_error,3.14,\n" for s in STUDENTS),
+        "".join(f"{s},explicacion,2.5,comentario de {s}\n" for s in STUDENTS)
+        + "".join(f"{s},explicacion_error,3.14,\n" for s in STUDENTS if s not in WITHOUT_NIVEL_2),
         encoding="utf-8",
     )
     done = run("solutions.grading.manual", course_dir, "--csv", good)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"{2 * len(STUDENTS)} notas anotadas; grades.csv e informe.html al día"
+    count = 2 * len(STUDENTS) - len(WITHOUT_NIVEL_2)
+    assert done.stdout.strip() == f"{count} notas anotadas; grades.csv e informe.html al día"
+    # Otra nota para la misma pregunta dice qué nota reemplaza.
+    again = tmp_path / "otra.csv"
+    again.write_text("correcta,explicacion,3,\n", encoding="utf-8")
+    done = run("solutions.grading.manual", course_dir, "--csv", again)
+    assert done.returncode == 0, done.stderr
+    assert f"{again}, fila 1: correcta · explicacion: 3 reemplaza la nota anterior, 2.5" in done.stdout
+    assert question_score(course_dir, "correcta", NIVEL_1, "explicacion") == 3
+    done = run("solutions.grading.manual", course_dir, "correcta", "explicacion", 2)  # una suelta, igual
+    assert done.stdout.splitlines()[0] == "correcta · explicacion: 2 reemplaza la nota anterior, 3"
+    run("solutions.grading.manual", course_dir, "--csv", good)  # de vuelta a las notas de arriba
     with open(os.path.join(course_dir, "grades.csv"), encoding="utf-8") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
     assert rows["correcta"]["score"] == "17.64" and rows["correcta"]["manual_pendiente"] == "0"

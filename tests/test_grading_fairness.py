@@ -19,6 +19,7 @@ from sample_class import NIVEL_1, NIVEL_2, submission
 from harness.notebook.exercise_feedback import FIELDS, format_problems, ledger_only
 from harness.runs.launcher import load_agent
 from solutions.grading import judge, parecidas, puntos, truth
+from solutions.grading.handed_in import MISSING
 from solutions.grading.manual import ManualError, problem, read_marks
 from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT
 from solutions.grading.release import ASSIGNMENT, EXERCISES
@@ -38,7 +39,7 @@ MEASURED = {
 
 @pytest.fixture
 def measured(monkeypatch):
-    monkeypatch.setattr(truth, "measured", lambda: {"momento_1": MEASURED})
+    monkeypatch.setattr(truth, "measured", lambda ids: {"M34": MEASURED})
 
 
 # —— Texto justo ——
@@ -49,11 +50,11 @@ def test_nfd_and_nfc_earn_the_same_points(measured):
     for typed in (NFD, "no reanudó", "No Reanudó", unicodedata.normalize("NFD", "NO REANUDÓ")):
         # Sale del kernel como JSON (con \\u0301), igual que al calificar.
         answer = judge.parse_answer(json.dumps({**MEASURED, "reconcile_branch": typed}))
-        assert judge.check_prediction("momento_1", answer) is None, typed
+        assert judge.check_prediction("M34", answer) is None, typed
 
 
 def test_case_matters_only_where_the_statement_says_so(measured):
-    wrong = judge.check_prediction("momento_1", {**MEASURED, "pending_tool_use": "Write_Report"})
+    wrong = judge.check_prediction("M34", {**MEASURED, "pending_tool_use": "Write_Report"})
     assert wrong.wrong == ("pending_tool_use",)
     released = nbformat.read(os.path.join(NOTEBOOKS, f"{NIVEL_1}.ipynb"), 4)
     prose = "\n".join(c.source for c in released.cells if c.cell_type == "markdown")
@@ -134,8 +135,12 @@ def test_a_csv_of_marks_is_read_row_by_row(tmp_path):
 
 def test_each_mark_is_checked_before_anything_is_written():
     questions = {"explicacion": (NIVEL_1, 3), "explicacion_error": (NIVEL_2, 4)}
-    graded = {"ana"}
+    graded = {"ana": {NIVEL_2: MISSING}}
     assert problem(("ana", "explicacion", 2.5, None), graded, questions) is None
+    # Una nota para un notebook que no entregó no vale: no hay respuesta que calificar.
+    assert problem(("ana", "explicacion_error", 2, None), graded, questions) == (
+        "«ana»: falta ejercicio_nivel_2.ipynb, así que vale 0 y explicacion_error no lleva nota a mano"
+    )
     assert "no hay una entrega calificada de «beto»" in problem(
         ("beto", "explicacion", 1, None), graded, questions
     )

@@ -17,8 +17,12 @@ from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
 from sample_class import NIVEL_1, solution
 
+from harness import tools
 from harness.contract import EXIT_KILLED, crash_message
+from harness.notebook import assignment, moment_run, moments
+from harness.notebook.assignment import show_my_moments
 from harness.notebook.exercise_feedback import BRANCHES, FIELDS, check_prediction_format
+from harness.notebook.moments import DEFAULT, GRADED
 from solutions.grading import escenarios, judge, truth
 from solutions.grading.judge import AnswerError, PartlyRight, read_verdict, wrong_fields
 from solutions.grading.paths import LESSON_AGENT, NOTEBOOKS, REFERENCE_AGENT, ROOT
@@ -28,10 +32,10 @@ RELEASED_1 = os.path.join(NOTEBOOKS, f"{NIVEL_1}.ipynb")
 
 
 def source_answer(n):
-    """La respuesta de la fuente de instructor para el momento ``n``."""
+    """La respuesta de la fuente de instructor para su momento ``n`` (uno de los tres de siempre)."""
     found = {"prediction": {}}
     exec(solution(NIVEL_1, f"momento_{n}"), found)
-    return found["prediction"][n]
+    return found["prediction"][DEFAULT[n - 1]]
 
 
 # —— El enunciado ——
@@ -50,16 +54,19 @@ def test_the_released_level_1_shows_no_graded_answer():
     """Ninguna salida guardada muestra un valor medido que no sea también uno de los permitidos."""
     outputs = " ".join(str(c.get("outputs", "")) for c in nbformat.read(RELEASED_1, 4).cells)
     assert "@@respuesta@@" not in outputs
-    for n in truth.MOMENTS:
+    for n in (1, 2, 3):
         assert repr(source_answer(n)) not in outputs
 
 
-def test_the_local_check_gives_hints_without_answers(capsys):
+def test_the_local_check_gives_hints_without_answers(capsys, tmp_path):
+    assert show_my_moments(folder=str(tmp_path)) == DEFAULT  # sin lista de la clase: los de siempre
     almost = {**source_answer(1), "reconcile_branch": "no reanudó"}  # un dato mal
-    assert check_prediction_format(1, {1: almost})
+    assert check_prediction_format(1, {DEFAULT[0]: almost})
     assert "formato correcto" in capsys.readouterr().out  # la forma, no el acierto
+    assert not check_prediction_format(1, {DEFAULT[1]: almost})  # la de otro momento no es la del 1
+    assert f'prediction["{DEFAULT[0]}"]' in capsys.readouterr().out
     broken = {k: v for k, v in almost.items() if k != "notices_after_resume"}
-    assert not check_prediction_format(1, {1: {**broken, "resume_finishes": "sí"}})
+    assert not check_prediction_format(1, {DEFAULT[0]: {**broken, "resume_finishes": "sí"}})
     said = capsys.readouterr().out
     assert "notices_after_resume: falta esta clave" in said
     assert "resume_finishes: valor no válido: 'sí' es un texto; usa True o False" in said
@@ -95,31 +102,32 @@ def test_each_field_earns_its_share_as_nbgrader_reads_it(problem, points):
 
 
 def test_the_judge_names_wrong_fields_and_refuses_a_wrong_format(monkeypatch):
-    monkeypatch.setattr(truth, "measured", lambda: {"momento_1": source_answer(1)})
-    assert judge.check_prediction("momento_1", source_answer(1)) is None
+    monkeypatch.setattr(truth, "measured", lambda ids: {"M34": source_answer(1)})
+    assert judge.check_prediction("M34", source_answer(1)) is None
     half = {
         **source_answer(1),
         "resume_finishes": not source_answer(1)["resume_finishes"],
         "notices_after_resume": 9,
     }
-    assert judge.check_prediction("momento_1", half) == PartlyRight(
-        ("resume_finishes", "notices_after_resume"), 7
-    )
+    assert judge.check_prediction("M34", half) == PartlyRight(("resume_finishes", "notices_after_resume"), 7)
     with pytest.raises(AnswerError):
-        judge.check_prediction("momento_1", {k: v for k, v in half.items() if k != "ledger_has_entry"})
+        judge.check_prediction("M34", {k: v for k, v in half.items() if k != "ledger_has_entry"})
     with pytest.raises(AnswerError):  # una lista no es una predicción: 0 puntos, no datos sueltos
-        judge.check_prediction("momento_1", [half])
+        judge.check_prediction("M34", [half])
     typed = {**source_answer(1), "report_copies_after_resume": True}  # en JSON, true no es 1
-    assert judge.check_prediction("momento_1", typed).wrong == ("report_copies_after_resume",)
+    assert judge.check_prediction("M34", typed).wrong == ("report_copies_after_resume",)
 
 
 # —— La verdad, medida ——
 
 
-def test_the_truth_is_measured_from_killed_processes_and_matches_the_source(monkeypatch):
-    """Cada momento: un proceso del agente del escenario que muere en su etiqueta (137, con su línea
-    [kill]) y otro, nuevo, que reanuda. Lo medido es lo que la fuente de instructor responde."""
+def test_the_truth_is_measured_from_killed_processes_and_matches_the_source(monkeypatch, tmp_path):
+    """Cada momento: un proceso del agente del momento que muere en su etiqueta (137, con su línea
+    [kill]) y otro, nuevo, que reanuda. Lo medido es lo que la fuente de instructor responde, y queda
+    guardado con su huella: pedirlo otra vez no corre nada."""
     monkeypatch.delenv(truth.TRUTH_FILE_ENV, raising=False)
+    monkeypatch.setattr(truth, "CACHE", str(tmp_path / "verdades.json"))
+    monkeypatch.setattr(truth, "PARALLEL", 1)  # las corridas, en orden: de a pares por momento
     runs = []
 
     def recorded(workdir, **kwargs):
@@ -127,17 +135,19 @@ def test_the_truth_is_measured_from_killed_processes_and_matches_the_source(monk
         runs.append((kwargs, done))
         return done
 
-    real = truth.run_agent_process
-    monkeypatch.setattr(truth, "run_agent_process", recorded)
-    measured = truth.measured.__wrapped__()
-    assert len(runs) == 2 * len(truth.MOMENTS)
-    for n, (crash, resume) in zip(truth.MOMENTS, zip(runs[::2], runs[1::2], strict=True), strict=True):
-        label = truth.MOMENTS[n][1]
+    real = moment_run.run_agent_process
+    monkeypatch.setattr(moment_run, "run_agent_process", recorded)
+    measured = truth.measured(DEFAULT)
+    assert len(runs) == 2 * len(DEFAULT)
+    for moment, (crash, resume) in zip(sorted(DEFAULT), zip(runs[::2], runs[1::2], strict=True), strict=True):
+        label = GRADED[moment].label
         (how, died), (again, _) = crash, resume
         assert how["crash_after"] == label and died.returncode == EXIT_KILLED
         assert f"[kill] {crash_message(label)}" in died.stdout
-        assert again["resume"] and os.path.basename(how["agent"]) == "agente_del_escenario.py"
-        assert measured[f"momento_{n}"] == source_answer(n), n
+        assert again["resume"] and os.path.basename(how["agent"]) == "agente_del_momento.py"
+    for n, moment in enumerate(DEFAULT, 1):
+        assert measured[moment] == source_answer(n), n
+    assert truth.measured(DEFAULT) == measured and len(runs) == 2 * len(DEFAULT)
 
 
 # —— Nada de lo que se reparte corre los escenarios ——
@@ -159,15 +169,19 @@ def shipped_code():
 
 
 def test_nothing_the_course_ships_can_run_the_graded_scenarios(tmp_path):
-    """Ni harness/ ni el código de notebooks/ tienen la segunda herramienta ni los cambios de los
-    escenarios, y el agente de la lección, el que los escenarios cambian, no llega a un turno 4."""
+    """Ni harness/ ni el código de notebooks/ tienen la segunda herramienta ni su paso en el guion: solo
+    la tabla de la familia la nombra (para describir los momentos), y el agente de la lección no llega
+    a un turno 4. Las variantes sí se reparten (la Práctica las corre con la tarea de la lección)."""
+    family = {moments.__file__, moment_run.__file__, assignment.__file__}
     for path, text in shipped_code():
-        for word in (escenarios.NOTIFY, escenarios.NOTICES_PATH, "escenarios"):
+        words = ("escenarios",) if path in family else ("escenarios", moments.NOTIFY, moments.NOTICES_PATH)
+        for word in words:
             assert word not in text, (path, word)
+    assert moments.NOTIFY not in tools.TOOL_IMPLS
     with open(LESSON_AGENT, encoding="utf-8") as f:
         source = f.read()
-    for change in escenarios.CHANGES.values():  # cada cambio cambia el texto de la lección
-        assert change(source) != source
+    for agent in (moments.ONLY_B, moments.LATE_A):  # cada cambio cambia el texto de la lección
+        assert moments.agent_source(agent, source) != source
     env = {**os.environ, "AGENT_WORKDIR": str(tmp_path), "CRASH_AFTER": "after-tool:4"}
     done = subprocess.run([sys.executable, LESSON_AGENT], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "[kill]" not in done.stdout, done.stderr
@@ -177,14 +191,14 @@ def test_each_scenario_changes_only_what_its_words_say():
     """«Solo el punto B» quita el bloque del punto A y nada más; «punto A tarde» mueve una línea."""
     with open(LESSON_AGENT, encoding="utf-8") as f:
         source = f.read()
-    only_b = escenarios.only_b(source)
+    only_b = moments.only_b(source)
     assert "save A" not in only_b and 'crash_point("after-save-a")' not in only_b
     assert set(only_b.splitlines()) <= set(source.splitlines())
     assert len(source.splitlines()) - len(only_b.splitlines()) == 5
-    late = escenarios.point_a_late(source)
+    late = moments.point_a_late(source)
     assert sorted(late.splitlines()) == sorted(source.splitlines())
-    assert late.index(escenarios.ASSISTANT_PUSH) < late.index(escenarios.POINT_A)
-    assert source.index(escenarios.ASSISTANT_PUSH) > source.index(escenarios.POINT_A)
+    assert late.index(moments.ASSISTANT_PUSH) < late.index(moments.POINT_A)
+    assert source.index(moments.ASSISTANT_PUSH) > source.index(moments.POINT_A)
 
 
 def test_the_student_edition_leaves_the_scenarios_out():
@@ -239,4 +253,5 @@ def test_no_stored_output_answers_the_warm_up():
         outputs = " ".join(str(c.get("outputs", "")) for c in cells)
         for label in labels:
             assert label not in outputs, (name, label)
-            assert f"tool_use_id=toolu_{int(label.split(':')[1]):02d}" not in outputs, (name, label)
+            turn = int(label.split(":")[1])
+            assert f"[reconcile] tool_use_id=toolu_{turn:02d}" not in outputs, (name, label)

@@ -25,7 +25,7 @@ from nbgrader.api import Gradebook
 from sample_class import CLASS, NIVEL_1, NIVEL_2, submit
 
 from maintainer.paths import ROOT as REPO_ROOT
-from solutions.grading import edicion_estudiantes, paths
+from solutions.grading import edicion_estudiantes, paths, report
 from solutions.grading.manual import SOLUTION_MARKERS
 from solutions.grading.release import ASSIGNMENT, EXERCISES, course_config
 from solutions.grading.truth import OBSERVED_FIELDS
@@ -118,7 +118,7 @@ def test_the_class_report_counts_each_field_and_mechanism(small_class):
     with open(os.path.join(small_class, "informe.svg"), encoding="utf-8") as f:
         picture = f.read()
     # Las preguntas con su nombre en español, no con su id (el issue 35: los ids no le dicen nada a nadie).
-    assert picture.lstrip().startswith("<?xml") and "Nivel 1 · momento 2: dos puntos, after-tool:4" in picture
+    assert picture.lstrip().startswith("<?xml") and "Nivel 1 · momento 2 (el de cada estudiante)" in picture
     assert "prueba_momento_2" not in picture
 
 
@@ -216,6 +216,12 @@ def test_feedback_shows_answers_and_reasons_without_the_plumbing(small_class):
     for key, page in pages.items():
         assert not [h for h in HIDDEN if h in page], key
         assert "Tu respuesta" in page and "Comprobación" in page, key
+    # Cada comprobación del Nivel 1 nombra cuál de sus momentos juzgó, con su id.
+    graded = report.graded_moments(small_class)
+    assert all(len(graded[student]) == 3 for student in SMALL_CLASS)
+    for student in SMALL_CLASS:
+        titles = [f"Comprobación de tu momento {n} ({m})" for n, m in enumerate(graded[student], 1)]
+        assert all(t in pages[student, NIVEL_1] for t in titles), student
     said = "◐ En parte: no coincide con lo medido en: notices_after_resume (6 de 7 datos bien)"
     assert said in pages["dato_equivocado", NIVEL_1]
     assert "effects.json ya da por hecha la llamada" in pages["orden_equivocado", NIVEL_2]
@@ -463,7 +469,7 @@ def test_the_annotated_solutions_are_stamped_and_not_shipped(tmp_path):
     assert ANNOTATED in stored_notebooks()
     assert not stored_problems(ANNOTATED) and not stale_outputs(ANNOTATED)
     relative = os.path.relpath(ANNOTATED, REPO_ROOT).replace(os.sep, "/")
-    files = edicion_estudiantes.tracked_files()
+    files = edicion_estudiantes.committed_files()
     assert relative in files and relative not in edicion_estudiantes.chosen(files)
     shutil.copy(ANNOTATED, tmp_path)  # copiadas por error, la revisión de la edición las reconoce
     assert [what for _, what in edicion_estudiantes.leaks(tmp_path, answers=[])] == [

@@ -6,10 +6,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from course_files import LESSON_NOTEBOOK
 
 from harness.notebook.export import EXPORT_MARKER, export_cells
-from maintainer.paths import LESSON_AGENT
+from maintainer.paths import LESSON_AGENT, REFERENCE_AGENT
 
 MAX_EXPORT_LINES = 30
 MAX_FIRST_CELL_NAMES = 12
@@ -43,10 +44,11 @@ def test_the_first_code_cell_imports_few_names_from_the_harness():
 
 MAX_LESSON_AGENT_LINES = 200
 MAX_HARNESS_NAMES = 9  # con WORKDIR_VAR: el nombre de la variable se escribe una vez, en harness.contract
-# El issue 31 pide a lo sumo 6.000 palabras; la lección queda con margen para cualquier otra forma de
-# contar (la de \w+ da unas 100 más que la de espacios).
-MAX_LESSON_WORDS = 5700
-MAX_LESSON_WORDS_BY_SPACES = 5500
+# El issue 45 pide a lo sumo 5000 palabras de markdown (una hora de lectura), con cualquiera de las dos
+# formas de contar: la de \w+ da unas 100 más que la de espacios.
+MAX_LESSON_WORDS = 5000
+# La autoevaluación: al menos 8 preguntas que piden razonar, sin respuestas impresas.
+MIN_SELF_CHECK_QUESTIONS = 8
 
 
 def code_lines(text):
@@ -73,12 +75,49 @@ def test_the_lessons_agent_is_the_lessons_size():
     assert "os.replace(" in text and "in READ_ONLY" in text
 
 
-def test_the_lessons_agent_holds_no_start_up_tuning():
+# Lo que afina el arranque o el intérprete, no la lección: el recolector de basura, lo que corre al
+# salir, la prioridad, los hilos, la recursión, y el hijo de un fork.
+TUNING_MODULES = {"gc", "atexit", "resource", "sysconfig"}
+TUNING_CALLS = {"setswitchinterval", "setrecursionlimit", "nice", "register_at_fork", "sched_setaffinity"}
+
+
+def tuning(code):
+    """Lo que ``code`` importa o llama para afinar el arranque: los módulos y las funciones de arriba."""
+    tree = ast.parse(code)
+    imported = {
+        (a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
+    called = {
+        n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    }
+    return sorted(imported & TUNING_MODULES) + sorted(called & TUNING_CALLS)
+
+
+def test_the_agents_hold_no_start_up_tuning():
     """Lo que importa el agente de la lección es la lección: nada del recolector de basura ni de la
-    velocidad de arranque (eso vive en el arnés, ``harness.crash``)."""
-    tree = ast.parse(Path(LESSON_AGENT).read_text(encoding="utf-8"))
-    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not imported & {"gc", "atexit"}, imported
+    velocidad de arranque (eso vive en el arnés, ``harness.crash``, donde quien estudia no lo lee). Ni en
+    los agentes generados ni en las celdas ``#| export`` de ningún notebook, de las que salen."""
+    for agent in (LESSON_AGENT, REFERENCE_AGENT):
+        assert tuning(Path(agent).read_text(encoding="utf-8")) == [], agent
+    notebooks = sorted(Path(LESSON_NOTEBOOK).parent.glob("*.ipynb"))
+    found = {
+        f"{path.name}:{cell_id}": tuning(code)
+        for path in notebooks
+        for cell_id, code in export_cells(path)
+        if tuning(code)
+    }
+    assert len(notebooks) >= 2 and found == {}
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["import gc\ngc.freeze()", "import atexit", "import sys\nsys.setswitchinterval(1)", "os.nice(5)"],
+)
+def test_the_tuning_check_sees_each_kind(code):
+    assert tuning(code)
 
 
 def lesson_markdown():
@@ -87,10 +126,52 @@ def lesson_markdown():
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
 
 
-def test_the_lesson_reads_in_under_an_hour():
-    """Dos cuentas, y vale la más estricta: por espacios (``str.split``) y por palabras sueltas
-    (``\\w+``: una ruta, una etiqueta como ``after-effect-write:3`` o un enlace cuentan cada parte)."""
-    text = lesson_markdown()
-    by_spaces, by_words = len(text.split()), len(re.findall(r"\w+", text))
-    assert by_spaces <= MAX_LESSON_WORDS_BY_SPACES, f"{by_spaces} palabras de markdown (por espacios)"
+def word_counts(text):
+    """Dos cuentas: por espacios (``str.split``) y por palabras sueltas (``\\w+``: una ruta, una
+    etiqueta como ``after-effect-write:3`` o un enlace cuentan cada parte)."""
+    return len(text.split()), len(re.findall(r"\w+", text))
+
+
+def test_the_lesson_reads_in_about_an_hour():
+    """A lo sumo 5000 palabras de markdown con las dos cuentas (la autoevaluación incluida)."""
+    by_spaces, by_words = word_counts(lesson_markdown())
+    assert by_spaces <= MAX_LESSON_WORDS, f"{by_spaces} palabras de markdown (por espacios)"
     assert by_words <= MAX_LESSON_WORDS, f"{by_words} palabras de markdown (\\w+)"
+
+
+def test_the_word_count_counts_every_part_of_a_label():
+    assert word_counts("`CRASH_AFTER=after-effect-write:3` y https://example.com/a") == (3, 10)
+
+
+def lesson_cells():
+    with open(LESSON_NOTEBOOK, encoding="utf-8") as f:
+        return json.load(f)["cells"]
+
+
+def self_check_questions(cells):
+    """Las preguntas numeradas de la celda ``autoevaluacion`` (tiene que haber una, de markdown)."""
+    (cell,) = [c for c in cells if "autoevaluacion" in c["metadata"].get("tags", [])]
+    assert cell["cell_type"] == "markdown"
+    return re.findall(r"^\d+\. (.+)$", "".join(cell["source"]), re.M)
+
+
+def test_the_lesson_ends_with_a_self_check_without_answers():
+    """Al final (junto al glosario, antes de los ejercicios), al menos 8 preguntas; cada ítem es una
+    pregunta, y nada imprime respuestas: ni la celda (sin «Respuesta», sin bloques plegados) ni otra
+    celda de la lección que la siga."""
+    cells = lesson_cells()
+    questions = self_check_questions(cells)
+    assert len(questions) >= MIN_SELF_CHECK_QUESTIONS, questions
+    assert all(q.rstrip().endswith("?") for q in questions), questions
+    ids = [c["id"] for c in cells]
+    at = next(i for i, c in enumerate(cells) if "autoevaluacion" in c["metadata"].get("tags", []))
+    glossary = next(i for i, c in enumerate(cells) if "glosario" in c["metadata"].get("tags", []))
+    exercises = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## Ejercicios"))
+    assert abs(at - glossary) == 1 and at < exercises, ids[at - 2 : at + 2]
+    after = "".join("".join(c["source"]) for c in cells[at:])
+    assert not re.search(r"respuesta|<details", after, re.I), "la autoevaluación no trae sus respuestas"
+
+
+def test_the_self_check_test_fails_when_questions_are_missing():
+    cells = [{"cell_type": "markdown", "metadata": {"tags": ["autoevaluacion"]}, "source": ["1. ¿Por qué?"]}]
+    assert len(self_check_questions(cells)) < MIN_SELF_CHECK_QUESTIONS

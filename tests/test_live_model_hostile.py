@@ -7,25 +7,19 @@ Cada caso corre ``main()`` en este mismo proceso (importar el SDK cuesta ~1 s po
 cliente real; la espera entre reintentos se mide, no se supone: un tope roto se vería en segundos.
 """
 
-import os
 import time
 
 import pytest
 from course_files import snapshot
 
 from harness.defenses import live_model
-from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI, Reply, error_body
+from tests.fake_messages_api import TEST_KEY, Reply, error_body, served
 from tests.test_live_model import run_main
 
 
 @pytest.fixture
 def api(monkeypatch):
-    for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.delenv("CRASH_AFTER", raising=False)
-    with FakeMessagesAPI() as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    with served(monkeypatch) as server:
         yield server
 
 

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow
 
 class Mutant(NamedTuple):
     name: str
-    old: str  # el texto exacto del agente que se cambia (tiene que estar una sola vez)
-    new: str
+    old: str | tuple  # el texto exacto del agente que se cambia (una sola vez); una tupla: varios cambios
+    new: str | tuple
     piece: str  # la pieza que corre la suite (--solo)
     row: str  # lo que dice la fila que tiene que fallar
     cause: str  # lo que tiene que decir su pista
@@ -26,7 +26,7 @@ class Mutant(NamedTuple):
     agent: str = REFERENCE_AGENT  # el agente generado que se muta
 
 
-RECONCILE_SAVE = (
+RECONCILE_SAVE = RERUN_SAVE = (
     '        save_effect(pending["id"], {"name": pending["name"], "result": output, "at": now_ms()})\n'
 )
 REFILL = '        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))\n        print(f"[turn {turns}][save B] rellenado'
@@ -39,7 +39,8 @@ POINT_A_BLOCK = (
     "            print(f\"[turn {turns}][save A] pending={pending['name']}\")\n"
     '            crash_point("after-save-a")\n'
 )
-FAILED_TOOL = '            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}", True))\n'
+FAILED_TOOL = "            results.append(failed)\n"
+RUN_ONE = '        output, failed = try_tool(block["name"], block["input"], block["id"])\n'
 
 MUTANTS = [
     Mutant(
@@ -77,8 +78,8 @@ MUTANTS = [
     Mutant(
         "anota una herramienta que falla como si hubiera andado",
         FAILED_TOOL,
-        '            save_effect(block["id"], {"name": block["name"], "result": str(err), "at": now_ms()})\n'
-        '            results.append(tool_result(block["id"], f"Error de ejecución de la herramienta: {err}"))\n',
+        '            save_effect(block["id"], {"name": block["name"], "result": failed["content"], "at": now_ms()})\n'
+        '            results.append(tool_result(block["id"], failed["content"]))\n',
         "falla",
         "count_words falla",
         "is_error",
@@ -109,9 +110,9 @@ MUTANTS = [
     ),
     Mutant(
         "anota antes de ejecutar",
-        "        try:\n            output = run_tool(",
+        RUN_ONE,
         '        save_effect(block["id"], {"name": block["name"], "result": None, "at": now_ms()})\n'
-        "        try:\n            output = run_tool(",
+        + RUN_ONE,
         "registro",
         "after-tool:1",
         "se anotó antes de ejecutar",
@@ -142,8 +143,8 @@ MUTANTS = [
     ),
     Mutant(
         "reconcile vuelve a ejecutar sin la clave",
-        '        output = run_tool(pending["name"], pending["input"], key=pending["id"] if KEYED_WRITES else None)\n',
-        '        output = run_tool(pending["name"], pending["input"])\n',
+        'try_tool(pending["name"], pending["input"], pending["id"])',
+        'try_tool(pending["name"], pending["input"], None)',
         "clave",
         "AGENT_VARIANT=idempotente",
         "sin la clave",
@@ -176,6 +177,7 @@ def on_both(mutant, lesson_old=None, lesson_new=None):
     return [mutant, lesson]
 
 
+UNREADABLE_LEDGER = "    except ValueError:\n        # Tratarlo como vacío volvería a ejecutar efectos secundarios que ya ocurrieron.\n"
 LESSON_FRESH = "    for path in (CHECKPOINT_PATH, EFFECTS_PATH):\n        if os.path.exists(path):\n            os.remove(path)\n"
 LESSON_IDEAS = [
     *on_both(
@@ -247,14 +249,12 @@ LESSON_IDEAS = [
     *on_both(
         Mutant(
             "un registro ilegible se trata como vacío",
-            "    except ValueError:\n        effects = None\n",
-            "    except ValueError:\n        effects = {}\n",
+            UNREADABLE_LEDGER,
+            "    except ValueError:\n        return {}\n",
             "reconcile",
             "effects.json cortado",
             "no es un registro vacío",
-        ),
-        "        return json.loads(raw)\n    except ValueError:\n",
-        "        return json.loads(raw)\n    except ValueError:\n        return {}\n",
+        )
     ),
     *on_both(
         Mutant(
@@ -364,6 +364,381 @@ WRITING = [
 MUTANTS += WRITING
 
 
+# —— Issue 44, los casos que no se ven: un mutante por clase de error de cada idea de la lección, en los dos
+# agentes. Los que escapaban (versión 0, tokensUsed, el input del turno rellenado) hicieron crecer su fila ——
+
+SAVE_OK = '            save_effect(block["id"], {"name": block["name"], "result": output, "at": now_ms()})\n'
+SAVE_ON_ERROR = '            save_effect(block["id"], {"name": block["name"], "result": failed["content"], "at": now_ms()})\n'
+LESSON_SAVE_ON_ERROR = (
+    '            save_effect(block["id"], {"name": block["name"], "result": error, "at": now_ms()})\n'
+)
+AFTER_TOOL = '            continue\n        crash_point("after-tool")\n'
+READ_ONLY_BRANCH = '    if rerunnable(pending["name"], KEYED_WRITES):\n'
+LESSON_READ_ONLY_BRANCH = '    if pending["name"] in READ_ONLY:\n'
+REFILL_PAIR = (
+    '        messages.append({"role": "user", "content": [result]})\n'
+    "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))\n"
+)
+ASSISTANT_REFILL = '        messages.append({"role": "assistant", "content": assistant_turn(cp)})\n'
+LESSON_ASSISTANT_REFILL = (
+    '        messages.append({"role": "assistant", "content": [{"type": "tool_use", **pending}]})\n'
+)
+HIT_RETURN = '        return tool_result(pending["id"], hit["result"])\n'
+LESSON_HIT_RETURN = (
+    '        return {"type": "tool_result", "tool_use_id": pending["id"], "content": hit["result"]}\n'
+)
+POINT_A_SAVE = (
+    "            cp = checkpoint(task, turns, tokens_used, messages, pending)  # tu turno: punto_A\n"
+)
+LESSON_POINT_A_SAVE = (
+    "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))  # tu turno: punto_A\n"
+)
+SAVE_B_CRASH = '        print(f"[turn {turns}][save B]")\n        crash_point("after-save-b")\n'
+RERUN = (
+    '        output, failed = try_tool(pending["name"], pending["input"], pending["id"])\n'
+    "        if failed:\n"
+    "            return failed\n"
+)
+LESSON_RERUN = '        output = run_tool(pending["name"], pending["input"])\n'
+LESSON_RUN_ONE = "        try:\n            output = run_tool("
+HIDDEN = [
+    *on_both(
+        Mutant(
+            "anota solo cuando la herramienta falla",
+            (AFTER_TOOL, SAVE_OK),
+            (SAVE_ON_ERROR + AFTER_TOOL, "            pass\n"),
+            "falla",
+            "count_words falla",
+            "solo se anota lo que corrió con éxito",
+        ),
+        (AFTER_TOOL, SAVE_OK),
+        (LESSON_SAVE_ON_ERROR + AFTER_TOOL, "            pass\n"),
+    ),
+    *on_both(
+        Mutant(
+            "reconcile cambia la rama de solo lectura por la de is_error",
+            READ_ONLY_BRANCH,
+            READ_ONLY_BRANCH.replace("if rerunnable", "if not rerunnable"),
+            "reconcile",
+            "after-save-a:1",
+            "recibió is_error",
+        ),
+        LESSON_READ_ONLY_BRANCH,
+        LESSON_READ_ONLY_BRANCH.replace(" in ", " not in "),
+    ),
+    *on_both(
+        Mutant(
+            "reconcile cuenta write_report como de solo lectura",
+            READ_ONLY_BRANCH,
+            READ_ONLY_BRANCH.replace(":\n", ' or pending["name"] == "write_report":\n'),
+            "reconcile",
+            "after-save-a:3",
+            "se volvió a ejecutar a ciegas",
+        ),
+        LESSON_READ_ONLY_BRANCH,
+        '    if pending["name"] in (*READ_ONLY, "write_report"):\n',
+    ),
+    *on_both(
+        Mutant(
+            "el rellenado se guarda antes de agregar el tool_result",
+            REFILL_PAIR,
+            "".join(reversed(REFILL_PAIR.splitlines(keepends=True))),
+            "reconcile",
+            "after-save-a:1",
+            "agrega el turno del asistente y el tool_result",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el rellenado deja la colgante",
+            REFILL_PAIR,
+            REFILL_PAIR.replace("messages, None)", "messages, pending)"),
+            "reconcile",
+            "after-save-a:1",
+            "el punto B rellenado no se guardó",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "limpia la colgante antes de ejecutar la herramienta",
+            RUN_TOOLS,
+            "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, None))\n" + RUN_TOOLS,
+            "registro",
+            "after-tool:1",
+            "se guardó antes de ejecutar la herramienta",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "al reanudar agrega dos veces el turno del asistente",
+            ASSISTANT_REFILL,
+            ASSISTANT_REFILL * 2,
+            "reconcile",
+            "after-save-a:1",
+            "la API rechazaría",
+        ),
+        LESSON_ASSISTANT_REFILL,
+        LESSON_ASSISTANT_REFILL * 2,
+    ),
+    *on_both(
+        Mutant(
+            "rellena el turno del asistente sin el input de la llamada",
+            ASSISTANT_REFILL,
+            '        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": pending["id"], "name": pending["name"], "input": {}}]})\n',
+            "reconcile",
+            "after-save-a:1",
+            "la llamada colgante entera",
+        ),
+        LESSON_ASSISTANT_REFILL,
+    ),
+    *on_both(
+        Mutant(
+            "el registro se anota por nombre",
+            SAVE_OK,
+            SAVE_OK.replace('save_effect(block["id"]', 'save_effect(block["name"]'),
+            "puntos",
+            "after-save-b:1",
+            "no por su tool_use_id",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el registro se anota y se busca por nombre",
+            (SAVE_OK, '    hit = load_effects().get(pending["id"])\n'),
+            (
+                SAVE_OK.replace('save_effect(block["id"]', 'save_effect(block["name"]'),
+                '    hit = load_effects().get(pending["name"])\n',
+            ),
+            "puntos",
+            "after-save-b:2",
+            "no por su tool_use_id",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el registro guarda la entrada en vez del resultado",
+            SAVE_OK,
+            SAVE_OK.replace('"result": output', '"result": json.dumps(block["input"])'),
+            "puntos",
+            "after-save-b:1",
+            "se anota el resultado real",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el acierto devuelve la anotación entera",
+            HIT_RETURN,
+            HIT_RETURN.replace('hit["result"]', "json.dumps(hit)"),
+            "reconcile",
+            "after-effect-write:1",
+            "lleva el resultado anotado",
+        ),
+        LESSON_HIT_RETURN,
+        LESSON_HIT_RETURN.replace('hit["result"]', "json.dumps(hit)"),
+    ),
+    *on_both(
+        Mutant(
+            "el acierto vuelve a ejecutar igual",
+            HIT_RETURN,
+            '        run_tool(pending["name"], pending["input"])\n' + HIT_RETURN,
+            "reconcile",
+            "after-effect-write:3",
+            "no se repite a ciegas",
+        ),
+        LESSON_HIT_RETURN,
+        '        run_tool(pending["name"], pending["input"])\n' + LESSON_HIT_RETURN,
+    ),
+    *on_both(
+        Mutant(
+            "ignora el acierto de write_report",
+            "    if hit:\n",
+            '    if hit and pending["name"] != "write_report":\n',
+            "reconcile",
+            "after-effect-write:3",
+            "no la encontró",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "la rama sin anotación no marca is_error",
+            '        "ejecutar. Por favor verifica por tu cuenta si se completó.",\n        True,\n',
+            '        "ejecutar. Por favor verifica por tu cuenta si se completó.",\n',
+            "reconcile",
+            "after-save-a:3",
+            "is_error: true",
+        ),
+        '"content": unknown, "is_error": True}\n',
+        '"content": unknown}\n',
+    ),
+    *on_both(
+        Mutant(
+            "anota la re-ejecución antes de ejecutarla",
+            RERUN + RERUN_SAVE,
+            RERUN_SAVE.replace('"result": output', '"result": None') + RERUN,
+            "reconcile",
+            "after-save-a:1",
+            "se anotó antes de ejecutar",
+        ),
+        LESSON_RERUN + RERUN_SAVE,
+        RERUN_SAVE.replace('"result": output', '"result": None') + LESSON_RERUN,
+    ),
+    *on_both(
+        Mutant(
+            "acepta version 0",
+            "if version != 1 or isinstance(version, bool):",
+            "if version is None or version > 1 or isinstance(version, bool):",
+            "lectura",
+            "version=0",
+            "solo version=1",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "sin punto A en el turno 3",
+            "        if point_a and pending:",
+            "        if point_a and pending and turns < 3:",
+            "registro",
+            "after-tool:3",
+            "el punto A se guarda antes de ejecutar",
+        ),
+        LESSON_POINT_A_SAVE,
+        "        if turns < 3:\n    " + LESSON_POINT_A_SAVE,
+    ),
+    *on_both(
+        Mutant(
+            "after-tool antes de ejecutar la herramienta",
+            ('        crash_point("after-tool")\n', RUN_ONE),
+            ("", '        crash_point("after-tool")\n' + RUN_ONE),
+            "registro",
+            "after-tool:3",
+            "crash_point('after-tool') va justo después",
+        ),
+        ('        crash_point("after-tool")\n', LESSON_RUN_ONE),
+        ("", '        crash_point("after-tool")\n' + LESSON_RUN_ONE),
+    ),
+    *on_both(
+        Mutant(
+            "after-effect-write antes de anotar",
+            ('        else:\n            crash_point("after-effect-write")\n', "        try:\n" + SAVE_OK),
+            ("", '        crash_point("after-effect-write")\n        try:\n' + SAVE_OK),
+            "registro",
+            "after-effect-write:1",
+            "va justo después, nunca antes",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "after-save-b antes de guardar el punto B",
+            POINT_B + SAVE_B_CRASH,
+            SAVE_B_CRASH + POINT_B,
+            "puntos",
+            "after-save-b:1",
+            "crash_point('after-save-b') va justo después",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el rename siempre va a checkpoint.json",
+            "    write_durable(path, json.dumps(",
+            "    write_durable(CHECKPOINT_PATH, json.dumps(",
+            "escritura",
+            "una escritura del registro",
+            "en el lugar de effects.json",
+        ),
+        "    os.replace(tmp, path)\n",
+        "    os.replace(tmp, CHECKPOINT_PATH)\n",
+    ),
+    *on_both(
+        Mutant(
+            "copia el temporal en vez de renombrarlo",
+            DURABLE_WRITE,
+            '    import shutil\n    tmp = path + ".tmp"\n'
+            + LESSON_WRITE.replace("os.replace(tmp, path)", "shutil.copyfile(tmp, path)"),
+            "escritura",
+            "un guardado del punto B ·",
+            "shutil.copyfile",
+        ),
+        "    os.replace(tmp, path)\n",
+        "    import shutil\n    shutil.copyfile(tmp, path)\n",
+    ),
+    *on_both(
+        Mutant(
+            "la caída simulada sale con 1",
+            "        return 137\n",
+            "        return 1\n",
+            "puntos",
+            "after-save-b:1",
+            "una caída simulada sale con 137",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el [done] sale con 1",
+            '    return print_final(f"[done] {result}")',
+            '    print_final(f"[done] {result}")\n    return 1',
+            "reconcile",
+            "after-save-b:1",
+            "imprimió [done] pero salió",
+        ),
+        '    print(f"[done] {result}")\n    return 0\n',
+        '    print(f"[done] {result}")\n    return 1\n',
+    ),
+    *on_both(
+        Mutant(
+            "un argumento desconocido sale con 1",
+            "        return 2\n",
+            "        return 1\n",
+            "terminal",
+            "--reanudar",
+            "se rechaza antes de tocar nada",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "al reanudar el turno avanza uno",
+            "    return turns, tokens_used, messages\n",
+            "    return turns + 1, tokens_used, messages\n",
+            "reconcile",
+            "after-save-b:1",
+            "sigue desde el turns del punto de control",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "al reanudar tokensUsed vuelve a 0",
+            '    turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]\n',
+            '    turns, tokens_used, messages = cp["turns"], 0, cp["messages"]\n',
+            "reconcile",
+            "after-save-b:1",
+            "tokensUsed es de toda la tarea",
+        )
+    ),
+    *on_both(
+        Mutant(
+            "el punto A guarda tokensUsed 0",
+            POINT_A_SAVE,
+            POINT_A_SAVE.replace("turns, tokens_used,", "turns, 0,"),
+            "puntos",
+            "after-save-a:1",
+            "cada punto A guarda más",
+        ),
+        LESSON_POINT_A_SAVE,
+        LESSON_POINT_A_SAVE.replace("turns, tokens_used,", "turns, 0,"),
+    ),
+    *on_both(
+        Mutant(
+            "el punto B no suma los tokens",
+            POINT_B,
+            POINT_B.replace("turns, tokens_used,", "turns, 0,"),
+            "puntos",
+            "after-save-b:1",
+            "guardan el mismo tokensUsed",
+        )
+    ),
+]
+MUTANTS += HIDDEN
+
+
 def conformidad(agent, *args):
     return subprocess.run(
         [sys.executable, "-m", "harness.conformidad", str(agent), *args],
@@ -375,10 +750,12 @@ def conformidad(agent, *args):
 
 
 def mutate(source, mutant):
-    assert source.count(mutant.old) == 1, (
-        f"{mutant.name}: el texto a cambiar ya no está (una vez) en el agente"
-    )
-    return source.replace(mutant.old, mutant.new)
+    """El agente con el cambio del mutante (``old``/``new``, o tuplas de cambios que van juntos)."""
+    olds, news = (mutant.old, mutant.new) if isinstance(mutant.old, tuple) else ((mutant.old,), (mutant.new,))
+    for old, new in zip(olds, news, strict=True):
+        assert source.count(old) == 1, f"{mutant.name}: el texto a cambiar ya no está (una vez) en el agente"
+        source = source.replace(old, new)
+    return source
 
 
 def failed_rows(stdout):

@@ -346,7 +346,8 @@ for name in commands.split(","):
             runpy.run_module(name, run_name="__main__", alter_sys=True)
             codes[name] = "sin --help"
         except SystemExit as done:
-            codes[name] = done.code if "usage:" in out.getvalue() else f"salió sin ayuda: {done.code}"
+            helped = "usage:" in out.getvalue() or "uso:" in out.getvalue()  # argparse o el español
+            codes[name] = done.code if helped else f"salió sin ayuda: {done.code}"
 for name in imports.split(","):
     importlib.import_module(name)
     codes[name] = 0

@@ -105,6 +105,21 @@ def test_a_run_that_kills_its_server_ends_and_the_next_run_gets_a_new_one(tmp_pa
     assert len(servers) == 2
 
 
+def test_a_server_dead_but_not_yet_reaped_is_replaced_not_reported_as_127(tmp_path, servers, monkeypatch):
+    """La ventana de la carrera: el servidor ya murió (su socket cerró) pero su proceso todavía no se
+    recogió, así que ``poll`` dice que vive. La corrida siguiente nace de uno nuevo."""
+    ok = tmp_path / "bien.py"
+    ok.write_text("print('sigo')\n", encoding="utf-8")
+    assert _run(ok, tmp_path, servers).stdout == "sigo\n"
+    dead = servers.get({**os.environ, "DONDE": str(tmp_path)})
+    os.kill(dead.process.pid, signal.SIGKILL)
+    os.waitid(os.P_PID, dead.process.pid, os.WEXITED | os.WNOWAIT)  # muerto, sin recoger
+    monkeypatch.setattr(dead.process, "poll", lambda: None)
+    again = _run(ok, tmp_path, servers)
+    assert (again.returncode, again.stdout) == (0, "sigo\n"), again.stderr
+    assert len(servers) == 2
+
+
 def test_only_this_interpreter_running_a_file_or_a_module_is_served():
     assert fork_server.program([sys.executable, __file__, "-x"]) == [__file__, "-x"]
     assert fork_server.program([sys.executable, "-m", "json.tool"]) == ["-m", "json.tool"]

@@ -3,6 +3,7 @@ guardados se leen de una corrida de verdad con strace, sea cual sea su lenguaje,
 escribe su punto de control sin temporal ni rename falla las filas de cada guardado de checkpoint.json.
 Los mutantes de Python de esta clase están en ``tests/test_mutants.py``."""
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,8 @@ import pytest
 from test_conformidad_comando import NODE_AGENT, ROW, conformidad, node  # noqa: F401 (node: fixture)
 
 from harness.conformidad.checks.save_kills import kill_plan
-from harness.conformidad.checks.save_trace import POINT_A, POINT_B, saves
+from harness.conformidad.checks.save_trace import POINT_A, POINT_B, kill_at, saves, watched
+from harness.runs.launcher import launch
 from harness.runs.strace_log import SAVE_TRACED, parse_log, strace_prefix
 
 pytestmark = pytest.mark.needs_strace
@@ -52,6 +54,51 @@ def test_each_save_is_read_with_the_calls_that_change_its_file(tmp_path, body, c
     assert all(s.renamed for s, _ in found)
     # Con el rename primero, el archivo cambia dos veces: vacío tras el rename, entero tras el write.
     assert [names for _, names in found] == [changing, changing]
+
+
+# Antes de cada guardado, otro archivo se abre y se escribe NOISE veces, otra cantidad en la grabación que
+# en las muertes: como las llamadas de otro hilo de un runtime, corren la cuenta de openat y write si no
+# se filtran.
+NOISY = """
+import json, os
+def save(cp):
+    for _ in range(int(os.environ["NOISE"])):
+        with open("otro.txt", "a") as other:
+            other.write("x")
+    with open("checkpoint.json.tmp", "w") as f:
+        json.dump(cp, f)
+    os.replace("checkpoint.json.tmp", "checkpoint.json")
+save({"version": 1, "turns": 1})
+save({"version": 1, "turns": 2})
+"""
+
+
+def test_a_kill_counts_only_the_calls_on_the_saved_files(tmp_path):
+    script, log, work = tmp_path / "noisy.py", tmp_path / "strace.log", tmp_path / "grabada"
+    script.write_text(NOISY, encoding="utf-8")
+    work.mkdir()
+    subprocess.run(
+        [*strace_prefix(log, ["-e", f"trace={SAVE_TRACED}"]), sys.executable, str(script)],
+        cwd=work,
+        check=True,
+        timeout=60,
+        env={**os.environ, "NOISE": "5"},
+    )
+    calls = parse_log(log)
+    found = saves(calls, work)
+    names = watched(calls, found, work)
+    assert "otro.txt" not in names and "checkpoint.json.tmp" in names
+    second_open = found[1].calls[0]  # el openat del temporal del segundo guardado
+    for n in range(5):
+        run_in = tmp_path / f"muerta-{n}"
+        run_in.mkdir()
+        at = kill_at(calls, second_open, names, str(work), str(run_in))
+        env = {**os.environ, "NOISE": str(n % 3)}
+        outcome = launch([sys.executable, str(script)], cwd=run_in, env=env, kill_at=at, timeout=60)
+        assert outcome.returncode in (-9, 137), outcome
+        # Muerta justo antes del segundo guardado: el primero entero, y nada del segundo.
+        assert json.loads((run_in / "checkpoint.json").read_text()) == {"version": 1, "turns": 1}
+        assert not (run_in / "checkpoint.json.tmp").exists()
 
 
 def test_a_node_agent_that_writes_its_checkpoint_in_place_fails_each_checkpoint_row(node, tmp_path):  # noqa: F811

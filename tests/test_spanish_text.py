@@ -2,7 +2,9 @@
 
 En cada notebook, su texto (markdown) y todo lo que muestran sus salidas guardadas (texto, HTML, SVG y
 el texto alternativo de los dibujos), y en el README y las páginas de ``docs/``: nada de «acá» (se dice
-«aquí»), nada de voseo, nada de plurales perezosos como «copia(s)» o «paso(s)». La prueba de
+«aquí»), nada de voseo, nada de plurales perezosos como «copia(s)» o «paso(s)», y una sola palabra por
+concepto, la del glosario: «estado guardado» (no «escena»), «llamada colgante» (no «pendiente»), y
+«fallo» solo para el fallo en el registro (lo que se rompe es una «falla»). La prueba de
 ``test_lesson_claims.py`` revisa los plurales del texto plano de las salidas; esta suma el markdown,
 las salidas en HTML o SVG, los documentos, «acá» y el voseo.
 """
@@ -15,6 +17,7 @@ import re
 import nbformat
 import pytest
 
+from harness.text import number
 from maintainer.paths import ROOT
 
 NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
@@ -24,12 +27,23 @@ PROBLEMS = {
     "«acá» (di «aquí»)": re.compile(r"\bacá\b", re.I),
     "plural perezoso": re.compile(r"\w\((s|es)\)"),
     "voseo": re.compile(r"\b(podés|tenés|querés|sabés|fijate|mirá|probá|usá|corré|hacé|elegí vos)\b", re.I),
+    # Una palabra por concepto, la del glosario de la lección (la celda «glosario»).
+    "«escena» (di «estado guardado»)": re.compile(r"\bescenas?\b", re.I),
+    "miles con coma o punto (di «5 546 532»: harness.text.number)": re.compile(
+        r"(?<![\d.,])[1-9]\d{0,2}([.,]\d{3})+(?![\d.,]*\d)"
+    ),
+    "«llamada pendiente» (di «llamada colgante»)": re.compile(r"\bllamadas? pendientes?\b", re.I),
+    "«fallo» fuera de «fallo en el registro» (lo que se rompe es una «falla»)": re.compile(
+        r"\bfallos?\b(?! (en el registro|de solo lectura|con efectos))", re.I
+    ),
 }
 
 
 # En el código que lee quien estudia (el paquete harness y las celdas de código), sus comentarios y
 # textos: sin «acá» ni voseo (el plural perezoso no, porque ``len(s)`` es código).
-CODE_PROBLEMS = {name: PROBLEMS[name] for name in ("«acá» (di «aquí»)", "voseo")}
+CODE_PROBLEMS = {
+    name: pattern for name, pattern in PROBLEMS.items() if not name.startswith(("plural perezoso", "miles"))
+}
 HARNESS = sorted(glob.glob(os.path.join(ROOT, "harness", "**", "*.py"), recursive=True))
 
 
@@ -91,6 +105,29 @@ def test_notebook_code_cells_read_as_neutral_spanish(path):
 
 
 def test_the_check_finds_each_problem():
-    for bad in ("si muere acá", "2 copia(s)", "¿podés verlo?"):
+    for bad in (
+        "si muere acá",
+        "2 copia(s)",
+        "¿podés verlo?",
+        "la escena del turno 2",
+        "una llamada pendiente",
+    ):
         assert problems("ejemplo", bad), bad
+    assert problems("ejemplo", "un fallo del disco"), "un fallo que es una falla"
     assert not problems("ejemplo", "Aquí eliges dónde muere; elegí esta caída ayer y vi 2 copias.")
+    fine = "fallo en el registro, herramienta de solo lectura; un fallo de solo lectura; una falla del disco"
+    assert not problems("ejemplo", fine + "; el estado guardado; la llamada colgante; tres escenarios")
+
+
+@pytest.mark.parametrize(
+    ("n", "written"),
+    [(7, "7"), (4332, "4332"), (-4332, "-4332"), (10_000, "10\u00a0000"), (5546532, "5\u00a0546\u00a0532")],
+)
+def test_numbers_are_written_as_in_spanish(n, written):
+    assert number(n) == written and not problems("ejemplo", f"{number(n)} bytes")
+
+
+def test_the_check_finds_english_and_dotted_thousands():
+    for bad in ("5,546,532 bytes", "5.113.984 bytes", "hasta 1.000 turnos"):
+        assert problems("ejemplo", bad), bad
+    assert not problems("ejemplo", "Python 3.11.7, 0.125 s, 1.5 ms y 2.00 ms")

@@ -149,6 +149,6 @@ def test_a_piece_is_checked_as_soon_as_it_is_written(shell_and_taller, capsys):
     )  # el tuyo, sin la lección
     shell.run_cell(lesson_code("taller-code-38"), cell_id="taller-code-38")
     capsys.readouterr()
-    taller.check("registro", "falla", "puntos")
+    taller.check("registro", "falla", "aviso", "puntos")
     shown = capsys.readouterr().out
     assert "todavía no" not in shown and "✗" not in shown and "Mientras no escribas reconcile," in shown

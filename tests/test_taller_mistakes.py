@@ -81,7 +81,7 @@ WRITING, READING, FRESH, POINTS = (
     'workbook.check("apertura")',
     'workbook.check("puntos")',
 )
-LEDGER, RECONCILE = 'workbook.check("registro", "falla", "puntos")', 'workbook.check("reconcile")'
+LEDGER, RECONCILE = 'workbook.check("registro", "falla", "aviso", "puntos")', 'workbook.check("reconcile")'
 SIGKILL = "SIGKILL antes de cada llamada al sistema"
 
 MISTAKES = [
@@ -358,6 +358,161 @@ MISTAKES = [
         RECONCILE,
         "after-save-a:3",
         "is_error: true",
+    ),
+]
+
+
+# Los errores del aviso del registro (la escritura de effects.json falla: el efecto ya ocurrió) y los de las
+# clases que los mutantes de la suite encontraron sin fila: tokensUsed, la versión, el contenido rellenado.
+WARNING_PRINT = (
+    "            print(\n"
+    "                f\"[falló la escritura del registro] tool_use_id={block['id']}: el efecto secundario ya \"\n"
+    '                "ocurrió, riesgo de ejecución duplicada al reanudar, por favor revisa a mano",\n'
+    "                file=sys.stderr,\n"
+    "            )\n"
+)
+LEDGER_TRY = (
+    "        try:\n"
+    + RECORD
+    + "        except (OSError, CheckpointError):\n"
+    + WARNING_PRINT
+    + "        else:\n"
+)
+RESULT = '        results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output})\n'
+FAILED_WRITES = "cada escritura de effects.json falla"
+POINT_A_SAVE = (
+    "        save_checkpoint(checkpoint(task, turns, tokens_used, messages, pending))  # tu turno: punto_A\n"
+)
+MISTAKES += [
+    Mistake(
+        "le dice al modelo is_error si el registro no se escribe",
+        "taller-code-38",
+        WARNING_PRINT,
+        WARNING_PRINT
+        + '            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output, "is_error": True})\n'
+        "            continue\n",
+        LEDGER,
+        FAILED_WRITES,
+        "sin is_error",
+    ),
+    Mistake(
+        "el aviso del registro va a stdout",
+        "taller-code-38",
+        WARNING_PRINT,
+        WARNING_PRINT.replace("                file=sys.stderr,\n", ""),
+        LEDGER,
+        FAILED_WRITES,
+        "imprime en stderr",
+    ),
+    Mistake(
+        "no atrapa la falla del registro",
+        "taller-code-38",
+        LEDGER_TRY,
+        RECORD.replace("            ", "        ", 1) + "        if True:\n",
+        LEDGER,
+        FAILED_WRITES,
+        "atrápalo alrededor de save_effect",
+    ),
+    Mistake(
+        "el aviso sin el tool_use_id",
+        "taller-code-38",
+        WARNING_PRINT,
+        '            print("[falló la escritura del registro]", file=sys.stderr)\n',
+        LEDGER,
+        FAILED_WRITES,
+        "tool_use_id=",
+    ),
+    Mistake(
+        "anota solo cuando la herramienta falla",
+        "taller-code-38",
+        "            continue\n" + '        crash_point("after-tool")\n',
+        '            save_effect(block["id"], {"name": block["name"], "result": error, "at": now_ms()})\n'
+        "            continue\n" + '        crash_point("after-tool")\n',
+        LEDGER,
+        "count_words falla",
+        "solo se anota lo que corrió con éxito",
+    ),
+    Mistake(
+        "anota la entrada en vez del resultado",
+        "taller-code-38",
+        RECORD,
+        RECORD.replace('"result": output', '"result": json.dumps(block["input"])'),
+        LEDGER,
+        "after-",
+        "el resultado real",
+    ),
+    Mistake(
+        "el punto A guarda tokensUsed en 0",
+        "taller-code-28",
+        POINT_A_SAVE,
+        POINT_A_SAVE.replace("turns, tokens_used,", "turns, 0,"),
+        POINTS,
+        "after-save-a:1",
+        "cada punto A guarda más",
+    ),
+    Mistake(
+        "el punto B guarda tokensUsed en 0",
+        "taller-code-28",
+        POINT_B,
+        POINT_B.replace("turns, tokens_used,", "turns, 0,"),
+        POINTS,
+        "after-save-b:",
+        "guardan el mismo tokensUsed",
+    ),
+    Mistake(
+        "acepta version 0",
+        "taller-code-22",
+        "    if version != 1 or isinstance(version, bool):",
+        "    if version is None or version > 1 or isinstance(version, bool):",
+        READING,
+        "version=0",
+        "solo version=1",
+    ),
+    Mistake(
+        "la corrida nueva empieza en el turno 1",
+        "taller-code-28a",
+        '    return 0, 0, [{"role": "user", "content": task}]',
+        '    return 1, 0, [{"role": "user", "content": task}]',
+        FRESH,
+        "",
+        "turns y tokensUsed en 0",
+    ),
+    Mistake(
+        "el rename del registro va a checkpoint.json",
+        "taller-code-20",
+        "    os.replace(tmp, path)\n",
+        "    os.replace(tmp, CHECKPOINT_PATH)\n",
+        WRITING,
+        "una escritura del registro",
+        "en el lugar de effects.json",
+    ),
+    Mistake(
+        "el acierto devuelve la anotación entera",
+        "taller-code-46",
+        '"content": hit["result"]}',
+        '"content": str(hit)}',
+        RECONCILE,
+        "after-effect-write:1",
+        "lleva el resultado anotado",
+    ),
+    Mistake(
+        "cuenta write_report como de solo lectura",
+        "taller-code-46",
+        '    if pending["name"] in READ_ONLY:',
+        '    if pending["name"] in (*READ_ONLY, "write_report"):',
+        RECONCILE,
+        "after-save-a:3",
+        "se volvió a ejecutar a ciegas",
+    ),
+    Mistake(
+        "el acierto vuelve a ejecutar la herramienta",
+        "taller-code-46",
+        '        return {"type": "tool_result", "tool_use_id": pending["id"], "content": hit["result"]}\n',
+        '        run_tool(pending["name"], pending["input"])\n'
+        '        return {"type": "tool_result", "tool_use_id": pending["id"], "content": hit["result"]}\n',
+        RECONCILE,
+        "after-effect-write:3",
+        "no se repite a ciegas",
     ),
 ]
 

@@ -31,7 +31,6 @@ if (
     relay_if_preloaded("harness.beyond.batch_agent")
 
 
-import json
 import os
 
 from harness.base_loop import MAX_TURNS, ask_model, final_text, tool_uses, usage_tokens
@@ -50,12 +49,14 @@ from harness.contract import (
     save_b_line,
 )
 from harness.crash import crash_point
+from harness.defenses.bounded import Unbounded, loads
 from harness.defenses.clients import make_client
 from harness.defenses.durable import read_bytes, remove_durably
-from harness.defenses.guards import require_matching_ledger
+from harness.defenses.guards import require_matching_ledger, unreadable
 from harness.defenses.idempotent import receipts_path
 from harness.defenses.replies import TurnLimitReached, check_done
 from harness.defenses.shapes import batch_checkpoint_problem
+from harness.defenses.workdir import check_agent_files
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict
 from harness.runs.launcher import load_agent
@@ -84,7 +85,7 @@ def lesson_agent(variant):
 
 
 def checkpoint(task, turns, tokens_used, messages, pending, content=None):
-    """La escena de la lección con ``pendingToolUse`` como lista (vacía = nada colgando) y el turno del
+    """El estado guardado de la lección con ``pendingToolUse`` como lista (vacía = nada colgando) y el turno del
     asistente tal como llegó, para reconstruirlo al reanudar."""
     cp = BatchCheckpoint(
         version=BATCH_VERSION,
@@ -105,11 +106,16 @@ def load_checkpoint():
         raise StateError(
             f"No se encuentra {CHECKPOINT_FILE}; no hay nada desde donde hacer --resume"
         ) from None
+    except OSError as err:  # un directorio con ese nombre, un enlace, uno demasiado grande…
+        raise StateError(unreadable(CHECKPOINT_FILE, err)) from None
     try:
-        cp = json.loads(raw)
+        cp = loads(raw)
+    except Unbounded as err:  # JSON, pero anidado sin fin o con un texto que no se puede volver a escribir
+        problem = str(err)
     except ValueError:
-        cp = "(JSON a medio escribir o dañado)"
-    problem = batch_checkpoint_problem(cp)
+        problem = "no es JSON (quedó a medio escribir o está dañado)"
+    else:
+        problem = batch_checkpoint_problem(cp)
     if problem:
         raise StateError(
             f"{CHECKPOINT_FILE} no sirve para reanudar: {problem}. Bórralo junto con {EFFECTS_FILE} y "
@@ -131,6 +137,8 @@ def resume_scene(lesson, task):
     effects, pending = lesson.load_effects(), cp["pendingToolUse"]
     for call in pending:
         require_matching_ledger(call, effects)
+    # Antes de la primera escritura: ni un directorio donde irá un archivo, ni reportes enlazados.
+    check_agent_files(CHECKPOINT_FILE, EFFECTS_FILE, appended=(REPORT_PATH, SUMMARY_PATH))
     turns, tokens_used, messages = cp["turns"], cp["tokensUsed"], cp["messages"]
     print(resume_line(turns, [p["name"] for p in pending]))
     if pending:

@@ -13,7 +13,7 @@ import sys
 from harness.contract import EXIT_KILLED, EXIT_USAGE, VARIANT_VAR, command_line_problem, done_line, kill_line
 from harness.crash import SimulatedCrash
 from harness.defenses.session import AgentFailure, agent_session
-from harness.errors import print_final
+from harness.errors import one_line, print_final
 
 
 def agent_main(argv, *, variants, usage, run):
@@ -23,7 +23,7 @@ def agent_main(argv, *, variants, usage, run):
     variant = os.environ.get(VARIANT_VAR) or variants[0]
     problem = command_line_problem(args, variant, variants)
     if problem:
-        print(f"{problem}. {usage}", file=sys.stderr)
+        print(one_line(f"{problem}. {usage}"), file=sys.stderr)  # un salto de línea ajeno, escapado
         return EXIT_USAGE
     try:
         with agent_session():

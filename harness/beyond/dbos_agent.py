@@ -41,7 +41,7 @@ from harness.contract import HIT, RERUN, turn_limit_text
 from harness.defenses.clients import make_client
 from harness.defenses.durable import read_bytes, write_durable
 from harness.defenses.idempotent import receipts_path, write_report_once
-from harness.defenses.replies import TaskNotDone, check_done
+from harness.defenses.replies import TaskNotDone, check_done, resume_hint
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict
 from harness.scenario import TASK
@@ -89,24 +89,35 @@ def _mark_ran():
 def model_step(messages):
     """Una llamada al modelo; su salida (la respuesta) queda anotada en la base."""
     _mark_ran()
-    response = ask_model(_process["client"], TOOLS, messages)
+    try:
+        response = ask_model(_process["client"], TOOLS, messages)
+    except HarnessError as err:  # la API falló, o su respuesta no se puede usar ni guardar
+        _stop_unanswered(err)
     content = [block_to_dict(b) for b in response.content]
     if response.stop_reason != "tool_use":
         _require_report(messages, content)  # un final sin reporte no se anota: el flujo sigue pendiente
     return {"stop_reason": response.stop_reason, "content": content, "tokens": usage_tokens(response)}
 
 
+def _stop_unanswered(err):
+    """Un error al pedirle al modelo no se anota como salida del paso: anotado, el motor lo repetiría
+    en cada --resume y el flujo terminaría en ERROR. Se sale aquí con su línea, el flujo queda
+    pendiente y --resume le vuelve a pedir ese turno. Cómo seguir lo dice el motor, no el punto de
+    control de la lección (``resume_hint``), que este agente no tiene."""
+    stop_here(f"{str(err).replace(resume_hint(), '').rstrip()} {_then_resume('esta respuesta')}")
+
+
 def _require_report(messages, content):
     text = "".join(b.get("text") or "" for b in content if b["type"] == "text")
     try:
-        check_done(messages, text, then=_then_resume())
+        check_done(messages, text, then=_then_resume("este final"))
     except TaskNotDone as err:
         stop_here(str(err))
 
 
-def _then_resume():
+def _then_resume(unsaved):
     return (
-        f"El flujo {DBOS.workflow_id} quedó pendiente en la base, con sus pasos anotados y este final sin "
+        f"El flujo {DBOS.workflow_id} quedó pendiente en la base, con sus pasos anotados y {unsaved} sin "
         "anotar: corrige la causa y retoma con --resume (el modelo vuelve a decidir), o empieza de nuevo "
         "sin --resume."
     )
@@ -307,9 +318,16 @@ def run(resume):
                 DBOS.delete_workflow(previous)  # en una base compartida, la corrida anterior no se retoma
             with SetWorkflowID(workflow_id):
                 DBOS.retrieve_queue(QUEUE_NAME).enqueue(run_task, TASK)
-        return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL_SECONDS)
+        return _printable(DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL_SECONDS))
     finally:
         DBOS.destroy(destroy_registry=False)
+
+
+def _printable(result):
+    """El texto final que guardó la base, con cada carácter que UTF-8 no puede escribir (un sustituto
+    suelto, de una respuesta anotada antes de que el paso del modelo los rechazara) como su escape: la
+    tarea terminó, y su línea [done] no puede ser una traza en cada --resume."""
+    return result.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(result, str) else result
 
 
 def check_recoverable(workflow_id, status):

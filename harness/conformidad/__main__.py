@@ -41,6 +41,7 @@ from .checks import CAPABILITIES
 from .processes import Context, SuiteStopped, import_problem
 from .report import all_passed, piece_text, summary
 from .rows import judged
+from .spanish_args import SpanishArgumentParser
 from .suite import run_suite
 
 OUTSIDE_TITLE = "fuera de la carpeta de trabajo"
@@ -76,7 +77,7 @@ Y espera de él:
 
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = SpanishArgumentParser(
         prog="python -m harness.conformidad",
         description="La suite de conformidad del agente de la lección, sobre cualquier agent.py.",
         epilog=command_contract(),

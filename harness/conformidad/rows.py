@@ -52,6 +52,7 @@ def not_applicable(scenario, why, section=""):
     return Row(scenario, "—", why, NOT_APPLICABLE, section=section)
 
 
-def unchecked(row, why):
-    """``row`` que aplica pero no pudo correr en esta máquina (``why``): se muestra así, con el porqué."""
-    return Row(row.scenario, row.expected, f"{ON_THIS_MACHINE}: {why}", UNCHECKED, section=row.section)
+def unchecked(scenario, expected, why, section=""):
+    """Una fila que aplica pero no pudo correr en esta máquina (``why``: falta strace, no es Linux): la
+    devuelve la comprobación misma, con el porqué; nunca es un pase."""
+    return Row(scenario, expected, f"{ON_THIS_MACHINE}: {why}", UNCHECKED, section=section)

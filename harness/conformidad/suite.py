@@ -7,10 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .checks import CAPABILITIES, LESSON_PIECES, PRODUCTION_PIECES, applies, rows_of
 from .checks.common import Runs
-from .checks.faults import strace_missing
-from .checks.waiting import unavailable
 from .processes import TIMEOUT, NeedsDriver, missing
-from .rows import FAILED, NOT_APPLICABLE, Row, judged, not_applicable, not_yet, unchecked
+from .rows import FAILED, Row, judged, not_applicable, not_yet
 
 TIMED_OUT = f"no terminó en {TIMEOUT} s"  # lo que processes agrega al stderr de una corrida sin fin
 
@@ -30,7 +28,7 @@ def _safe(function, ctx, runs, title):
     rows = _attempt(function, ctx, runs, title)
     if any(_timed_out(row) for row in rows):
         rows = _attempt(function, ctx, Runs(ctx), title)
-    return [_on_this_machine(_unwritten(row)) for row in rows]
+    return [_unwritten(row) for row in rows]
 
 
 def _attempt(function, ctx, runs, title):
@@ -53,15 +51,6 @@ def _unwritten(row):
     """Una fila ✗ cuyo agente dice que le falta una pieza es «todavía no», no una falla."""
     piece = missing("\n".join(row.stderr)) if row.status == FAILED else None
     return not_yet(row.scenario, row.expected, piece) if piece else row
-
-
-def _on_this_machine(row):
-    """Una fila «no aplica» porque a esta máquina le falta algo (strace, Linux) sí aplica: no se pudo
-    comprobar, y lo dice (los porqués son los de las comprobaciones mismas, no un texto copiado)."""
-    if row.status != NOT_APPLICABLE:
-        return row
-    lacking = {why for why in (strace_missing(), unavailable()) if why}
-    return unchecked(row, row.got) if row.got in lacking else row
 
 
 # Cuántas filas a la vez (por omisión, una por núcleo); con 1, las corridas van una tras otra.

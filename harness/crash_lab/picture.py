@@ -3,7 +3,9 @@
 Cada caja se pinta con lo que pasó (``timeline``), nunca con lo elegido; antes de correr nada las
 cajas quedan «sin correr». Cada hueco entre pasos es un botón que elige esa caída (el elegido, con
 ``aria-pressed``); el dibujo es un grupo con nombre, no una imagen, porque tiene botones. Se dibuja a
-su tamaño, con el texto a la letra del notebook, y se desplaza si no cabe. Los colores salen
+su tamaño, con el texto a la letra del notebook (nunca se achica): cada paso (su caja, su flecha, su
+hueco y su marca) es un grupo ``cl-cell`` que la página (``static/crash_lab.js``) reacomoda en dos o
+una columna cuando las cuatro no caben; aquí se arma en cuatro, como lo ve la vista guardada. Los colores salen
 de variables CSS con el tema claro u oscuro de JupyterLab, con valores de reserva para nbviewer o
 GitHub; el color nunca va solo: cada estado lleva su palabra y su símbolo.
 """
@@ -16,8 +18,9 @@ from harness.crash_lab.words import split_label
 from harness.scenario import label as label_of
 
 _BOX_W, _BOX_H, _GAP, _LEFT, _ROW_H, _TOP = 184, 56, 28, 112, 68, 8
+_CELL_W = _BOX_W + _GAP  # un paso: su caja y el hueco que la sigue
 FONT = 14  # el tamaño de la prosa del notebook (--jp-content-font-size1): nunca menos
-WIDTH = _LEFT + len(STEP_KINDS) * (_BOX_W + _GAP)
+WIDTH = _LEFT + len(STEP_KINDS) * _CELL_W
 
 # (clase, símbolo y palabra) de cada estado de una caja.
 STATES = {
@@ -80,25 +83,25 @@ def _texts(turn, step, variant):
     return title, detail.format(tool=turn.tool, branch=words.branch_short.get(turn.branch, ""))
 
 
-def _box(x, y, state, title, detail):
+def _box(state, title, detail):
+    """La caja de un paso, en las coordenadas de su grupo ``cl-cell``."""
     cls, status = STATES[state]
-    cx = x + _BOX_W / 2
+    cx = _BOX_W / 2
     return (
-        f"<g class='{cls}' data-state='{state}'><rect class='cl-box' x='{x}' y='{y}' width='{_BOX_W}' "
-        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='{y + 17}' text-anchor='middle' font-size='{FONT}' "
-        f"font-weight='bold'>{title}</text><text x='{cx}' y='{y + 34}' text-anchor='middle' "
-        f"font-size='{FONT}'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='{y + 51}' "
+        f"<g class='{cls}' data-state='{state}'><rect class='cl-box' x='0' y='0' width='{_BOX_W}' "
+        f"height='{_BOX_H}' rx='5'/><text x='{cx}' y='17' text-anchor='middle' font-size='{FONT}' "
+        f"font-weight='bold'>{title}</text><text x='{cx}' y='34' text-anchor='middle' "
+        f"font-size='{FONT}'>{html.escape(detail)}</text><text class='cl-st' x='{cx}' y='51' "
         f"text-anchor='middle' font-size='{FONT}'>{status}</text></g>"
     )
 
 
-def _gap_x(step):
-    return _LEFT + step * (_BOX_W + _GAP) + _BOX_W + _GAP / 2
+_GAP_X = _BOX_W + _GAP / 2  # el centro del hueco que sigue a la caja
 
 
-def _marker(turn, step, planned):
+def _marker(planned):
     """La cruz donde murió el proceso, o el círculo punteado de la próxima caída elegida."""
-    x, y = _gap_x(step), _TOP + (turn - 1) * _ROW_H + _BOX_H / 2
+    x, y = _GAP_X, _BOX_H / 2
     cross = f"M{x - 5} {y - 5}L{x + 5} {y + 5}M{x + 5} {y - 5}L{x - 5} {y + 5}"
     if planned:
         return (
@@ -118,48 +121,61 @@ def _gap_target(turn, step, variant, chosen):
     label = label_of(STEP_KINDS[step], turn)
     if turn > len(TURN_TOOLS) or not exists_in(label, variant):
         return ""
-    x, y = _LEFT + step * (_BOX_W + _GAP) + _BOX_W, _TOP + (turn - 1) * _ROW_H
     name = html.escape(f"Caída en {describe_label(label, variant)}")
     pressed = "true" if label == chosen else "false"
     return (
         f"<g class='cl-gap' data-label='{label}' role='button' tabindex='-1' aria-pressed='{pressed}' "
         f"aria-label='{name}'>"
-        f"<title>{name}</title><rect x='{x}' y='{y}' width='{_GAP}' height='{_BOX_H}'/></g>"
+        f"<title>{name}</title><rect x='{_BOX_W}' y='0' width='{_GAP}' height='{_BOX_H}'/></g>"
     )
 
 
+def _cell(turn, step, timeline, chosen, chosen_variant):
+    """Un paso del turno en su grupo: la caja, la flecha al siguiente, la marca de la caída (la de
+    esta corrida o la elegida) y el hueco que la elige; la página mueve el grupo entero."""
+    state = _box_state(turn if timeline.ran else None, step, timeline)
+    parts = [_box(state, *_texts(turn, step, timeline.variant))]
+    if step < SAVE_B:
+        parts.append(
+            f"<text class='cl-arrow' x='{_GAP_X}' y='{_BOX_H / 2 + 4}' text-anchor='middle' "
+            f"font-size='{FONT}'>→</text>"
+        )
+    here = (turn.number, step)
+    if timeline.crash == here:
+        parts.append(_marker(planned=False))
+    elif chosen and exists_in(chosen, chosen_variant):
+        kind, number = split_label(chosen)
+        if (number, STEP_KINDS.index(kind)) == here:
+            parts.append(_marker(planned=True))
+    parts.append(_gap_target(turn.number, step, chosen_variant, chosen))
+    x, y = _LEFT + step * _CELL_W, _TOP + (turn.number - 1) * _ROW_H
+    return f"<g class='cl-cell' transform='translate({x} {y})'>{''.join(parts)}</g>"
+
+
+def _turn(turn, timeline, chosen, chosen_variant):
+    """Un turno: su nombre (el número y la herramienta) y sus cuatro pasos."""
+    y = _TOP + (turn.number - 1) * _ROW_H
+    name = (
+        f"<g class='cl-name' transform='translate(0 {y})'><text x='2' y='22' font-size='{FONT}' "
+        f"font-weight='bold'>turno {turn.number}</text><text x='2' y='41' font-size='{FONT}'>"
+        f"{html.escape(turn.tool)}</text></g>"
+    )
+    cells = "".join(_cell(turn, s, timeline, chosen, chosen_variant) for s in range(len(STEP_KINDS)))
+    return f"<g class='cl-turn'>{name}{cells}</g>"
+
+
 def turn_svg(timeline, chosen, chosen_variant):
-    """El SVG: los turnos de ``timeline`` y la caída elegida (``chosen``) para el próximo Ejecutar."""
+    """El SVG: los turnos de ``timeline`` y la caída elegida (``chosen``) para el próximo Ejecutar. Sus
+    medidas van en ``data-*``: con ellas la página reacomoda los pasos sin repetirlas."""
     empty = ((),) * len(STEP_KINDS)
     turns = timeline.turns or tuple(Turn(n, tool, empty, "") for n, tool in enumerate(TURN_TOOLS, 1))
-    parts = []
-    for turn in turns:
-        y = _TOP + (turn.number - 1) * _ROW_H
-        parts.append(
-            f"<text x='2' y='{y + 22}' font-size='{FONT}' font-weight='bold'>turno {turn.number}</text>"
-        )
-        parts.append(f"<text x='2' y='{y + 41}' font-size='{FONT}'>{html.escape(turn.tool)}</text>")
-        for step in range(len(STEP_KINDS)):
-            x = _LEFT + step * (_BOX_W + _GAP)
-            state = _box_state(turn if timeline.ran else None, step, timeline)
-            parts.append(_box(x, y, state, *_texts(turn, step, timeline.variant)))
-            if step < SAVE_B:
-                parts.append(
-                    f"<text class='cl-arrow' x='{_gap_x(step)}' y='{y + _BOX_H / 2 + 4}' "
-                    f"text-anchor='middle' font-size='{FONT}'>→</text>"
-                )
-    if timeline.crash:
-        parts.append(_marker(*timeline.crash, planned=False))
-    if chosen and exists_in(chosen, chosen_variant):
-        kind, turn = split_label(chosen)
-        if timeline.crash != (turn, STEP_KINDS.index(kind)):
-            parts.append(_marker(turn, STEP_KINDS.index(kind), planned=True))
-    gaps = [_gap_target(t.number, s, chosen_variant, chosen) for t in turns for s in range(len(STEP_KINDS))]
+    body = "".join(_turn(turn, timeline, chosen, chosen_variant) for turn in turns)
     height = _TOP + len(turns) * _ROW_H
+    sizes = f"data-cell='{_CELL_W}' data-row='{_ROW_H}' data-left='{_LEFT}' data-top='{_TOP}'"
     return (
         f"<svg class='cl-svg' xmlns='http://www.w3.org/2000/svg' width='{WIDTH}' height='{height}' "
-        f"viewBox='0 0 {WIDTH} {height}' role='group' aria-label='{picture_title(timeline)}'>"
-        f"<title>{picture_title(timeline)}</title>{STYLE}{''.join(parts)}{''.join(gaps)}</svg>"
+        f"viewBox='0 0 {WIDTH} {height}' {sizes} role='group' aria-label='{picture_title(timeline)}'>"
+        f"<title>{picture_title(timeline)}</title>{STYLE}{body}</svg>"
     )
 
 

@@ -22,11 +22,14 @@ HISTORY_SHOWN = 8
 KEYBOARD_HELP = (
     "Tab y Mayús+Tab recorren los controles. En el dibujo, las flechas izquierda y derecha van de hueco "
     "en hueco (y pasan al turno siguiente), arriba y abajo van al mismo hueco del turno anterior o "
-    "siguiente, Inicio y Fin al primero y al último; Enter o espacio eligen esa caída. Después de cada "
-    "acción el foco queda en el control que la hizo; si ese control se apagó (Reanudar, cuando la "
-    "corrida llegó a [done]), pasa al siguiente control activo. Las teclas sin Ctrl ni Cmd son del "
-    "laboratorio (a, b, d d o Mayús+Enter no tocan las celdas); las combinaciones con Ctrl o Cmd, como "
-    "Ctrl+S para guardar o Ctrl+Mayús+C para la paleta de comandos, llegan al notebook."
+    "siguiente, Inicio y Fin al primero y al último; Enter o espacio eligen esa caída. Enter o espacio "
+    "en un botón lo pulsan; después de esa acción el foco queda en el control que la hizo y, si ese "
+    "control se apagó (Reanudar, cuando la corrida llegó a [done]), pasa al siguiente control activo. "
+    "Después de un clic con el ratón el foco queda en la celda, como tras un clic en cualquier salida: "
+    "Enter y Mayús+Enter hacen lo de siempre (editar y ejecutar la celda), no vuelven a pulsar el botón. "
+    "Mayús+Enter, Alt+Enter y las combinaciones con Ctrl o Cmd (Ctrl+Enter, Ctrl+S para guardar, "
+    "Ctrl+Mayús+C para la paleta de comandos) llegan al notebook desde cualquier control y nunca pulsan "
+    "un botón; las demás teclas son del laboratorio (a, b o d d no tocan las celdas)."
 )
 PREVIEW_LINE = (
     "Vista guardada: el dibujo del último estado del laboratorio. Ejecuta esta celda para usarlo: "

@@ -13,11 +13,17 @@ doble clic lanza un solo proceso; además cada pedido lleva el número de la pan
 kernel descarta uno hecho sobre una pantalla vieja. El agente nunca importa este módulo.
 
 Las teclas sin Ctrl ni Cmd pulsadas en la página quedan en ella (JupyterLab y Notebook 7 no las toman
-como atajos); las combinaciones con Ctrl o Cmd (guardar, la paleta de comandos) llegan al notebook. El
-foco vuelve al control que actuó o, si se apagó, al siguiente activo (``view.KEYBOARD_HELP``). Al guardar el notebook, la página guarda también el estado del
+como atajos); las combinaciones con Ctrl o Cmd (guardar, la paleta de comandos) y Mayús+Enter (ejecutar
+la celda) llegan al notebook. Tras una acción con el teclado el foco vuelve al control que actuó o, si
+se apagó, al siguiente activo; tras un clic, a la celda (``view.KEYBOARD_HELP``). Al guardar el
+notebook, la página guarda también el estado del
 laboratorio: abierto otra vez con un kernel nuevo, se ve su último estado con los controles apagados y
 una línea que pide ejecutar la celda (la página saluda al dibujarse y solo un kernel vivo contesta);
 sin kernel, se ve la vista previa guardada (``view.preview_html``).
+
+El widget nace la primera vez que se muestra el laboratorio (uno que solo se usa desde Python no deja
+ninguno en la página), y al mostrarse cierra el que había mostrado antes la misma celda: después de
+correrla seis veces, la página tiene un laboratorio, no seis, y el notebook guardado también.
 """
 
 import os
@@ -55,6 +61,9 @@ PLAIN_FALLBACK = (
     "Laboratorio de caídas (widget). Ejecuta la celda en JupyterLab o Notebook 7 para usarlo, o usa "
     "lab.choose(...), lab.run(), lab.resume() y print(lab.summary())."
 )
+# Los laboratorios mostrados, por la celda que los mostró (o por su carpeta, si el notebook no la
+# dice): {celda: (la ejecución que los mostró, [laboratorios])}.
+_SHOWN = {}
 OUTSIDE_CHANGE = (
     "la carpeta cambió fuera de este laboratorio (¿otro notebook usa la misma carpeta?): el dibujo "
     "vuelve a empezar con lo que hay en disco."
@@ -93,6 +102,30 @@ def generated_from(path):
     return found["source"] if found else None
 
 
+def _running_cell():
+    """(la celda que se está ejecutando, el id de esta ejecución): JupyterLab y Notebook 7 mandan el id
+    de la celda en cada pedido. (None, None) fuera de un kernel o si el notebook no lo manda."""
+    from IPython import get_ipython  # solo dentro de un kernel
+
+    kernel = getattr(get_ipython(), "kernel", None)
+    parent = (kernel.get_parent() if kernel else None) or {}
+    return parent.get("metadata", {}).get("cellId"), parent.get("header", {}).get("msg_id")
+
+
+def _replace_shown(lab):
+    """Anota que ``lab`` se muestra y cierra los que mostró su celda en una ejecución anterior (dos
+    laboratorios mostrados por la misma ejecución quedan los dos)."""
+    cell, run = _running_cell()
+    key = cell or lab._workdir_abs
+    before, labs = _SHOWN.get(key, (None, []))
+    if run is None or before != run:
+        for old in labs:
+            if old is not lab:
+                old.close()
+        labs = []
+    _SHOWN[key] = (run, [*labs, lab])
+
+
 def with_article(name):
     """«el agente de la lección (…)», pero «tu agente (…)»: la frase del encabezado del laboratorio."""
     return name if name.startswith("tu ") else f"el {name}"
@@ -121,10 +154,25 @@ class CrashLab:
         self._story_label = NO_CRASH
         self._seen = None  # cómo estaba la carpeta después del último paso
         self._screens = 0  # cuántas pantallas se mandaron a la página: el número de cada pedido
-        self.widget = LabWidget()
-        self.widget.on_msg(self._on_message)
+        self._widget = None  # nace al mostrarse (``widget``)
         self.last = self._step("ready", None, "elige un punto de caída y pulsa Ejecutar.")
-        self._publish()
+
+    @property
+    def widget(self):
+        """La página del laboratorio, creada la primera vez que se pide. Cierra la que mostró antes la
+        misma celda (o, sin celda, la de la misma carpeta): su modelo deja la página y el notebook."""
+        if self._widget is None:
+            _replace_shown(self)
+            self._widget = LabWidget()
+            self._widget.on_msg(self._on_message)
+            self._publish()
+        return self._widget
+
+    def close(self):
+        """Cierra la página del laboratorio (la API de Python sigue andando; mostrarlo otra vez la rehace)."""
+        if self._widget is not None:
+            self._widget.close()
+            self._widget = None
 
     # —— La API ——
 
@@ -314,14 +362,18 @@ class CrashLab:
         return variants.get(variant).build_timeline(variant, self._story, self.last.disk)
 
     def _publish(self):
-        """Manda a la página todo lo que dibuja, en un solo mensaje (un clic, una actualización)."""
+        """Manda a la página todo lo que dibuja, en un solo mensaje (un clic, una actualización); sin
+        página (todavía no se mostró), nada."""
+        if self._widget is None:
+            return
         processes = [s for s in self.history if s.run is not None]
         resume_blocker = self.resume_blocker()
         run_blocker = missing_note(self.label, self.variant)
         shown = self._story_variant
         self._screens += 1
-        self.widget.view = {
+        self._widget.view = {
             "ticket": self._screens,
+            "model": self._widget.model_id,  # la página sabe así qué laboratorios muestra al guardar
             "header": (
                 f"Corre {view.html.escape(with_article(agent_name(self._agent_path(self._run_variant))))} "
                 f"en un proceso aparte · carpeta de trabajo <code>{view.html.escape(self.workdir)}</code>"

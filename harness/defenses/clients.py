@@ -5,6 +5,7 @@ respuestas con la misma forma. El SDK se importa solo con ``--live`` (importarlo
 segundo, y el camino guionado tiene que arrancar rápido).
 """
 
+from harness.defenses.replies import note_live
 from harness.scripted_model import ScriptedModel
 
 
@@ -16,6 +17,7 @@ def make_client(live=False):
     ``harness.base_loop.MODEL``), servidor en ANTHROPIC_BASE_URL, reintentos del SDK en
     ANTHROPIC_MAX_RETRIES y segundos por intento en ANTHROPIC_TIMEOUT.
     """
+    note_live(live)  # los mensajes de la corrida nombran --live solo si la corrida lo usa
     if not live:
         return ScriptedModel()
     from harness.defenses.live_model import make_live_client

@@ -12,7 +12,8 @@ import os
 import stat
 
 from harness.contract import TMP_SUFFIX
-from harness.errors import DiskError
+from harness.defenses.bounded import MAX_FILE_BYTES
+from harness.errors import DiskError, FileRefused
 
 # O_EXCL: el temporal se crea siempre nuevo; O_NOFOLLOW: nunca se escribe a través de un enlace.
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -36,6 +37,9 @@ def write_durable(path, data):
     tmp = path + TMP_SUFFIX
     before = f"{os.path.basename(path)} quedó como estaba antes de este intento"
     with DiskError.doing("escribir en", before, tmp):
+        if len(data) > MAX_FILE_BYTES:  # lo que read_bytes rechazaría al reanudar no se escribe
+            reason = f"pesaría más de {MAX_FILE_BYTES // 2**20} MB, más de lo que el agente vuelve a leer"
+            raise FileRefused(errno.EFBIG, reason, path)
         remove_leftover(tmp)
         fd = os.open(tmp, _CREATE, 0o666)
         with open(fd, "wb") as f:
@@ -82,16 +86,30 @@ def read_present(path):
         return None
 
 
-def read_bytes(path):
+# Los motivos de esos rechazos, dichos por el agente (el errno solo no los distingue de otra falla).
+SYMLINK_REASON = "es un enlace simbólico, y el agente no sigue enlaces en sus propios archivos"
+NOT_PLAIN_REASON = "no es un archivo común"
+
+
+def read_bytes(path, limit=MAX_FILE_BYTES):
     """El contenido de ``path`` en bytes: un carácter UTF-8 cortado cuenta como archivo a medio
-    escribir, no como un error de decodificación. No sigue enlaces simbólicos (ELOOP) y rechaza lo
-    que no es un archivo común. Propaga ``OSError`` (FileNotFoundError incluido)."""
-    fd = os.open(path, _READ)
+    escribir, no como un error de decodificación. No sigue enlaces simbólicos (ELOOP), rechaza lo que
+    no es un archivo común y lo que pesa más de ``limit`` bytes (EFBIG: leerlo entero agotaría la
+    memoria). Propaga ``OSError`` (FileNotFoundError incluido)."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError as err:
+        if err.errno == errno.ELOOP and os.path.islink(path):
+            raise FileRefused(errno.ELOOP, SYMLINK_REASON, path) from None
+        raise
     with open(fd, "rb") as f:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "es un directorio", path)
         if not stat.S_ISREG(mode):
-            raise OSError(errno.EINVAL, "no es un archivo común", path)
+            raise FileRefused(errno.EINVAL, NOT_PLAIN_REASON, path)
         os.set_blocking(fd, True)
-        return f.read()
+        data = f.read(limit + 1)  # no más que el tope, aunque el archivo crezca mientras se lee
+    if len(data) > limit:
+        raise FileRefused(errno.EFBIG, f"pesa más de {limit // 2**20} MB, más de lo que el agente lee", path)
+    return data

@@ -3,8 +3,10 @@ una línea que nombra lo que cuida, y los detalles se cuentan en «Más allá de
 
 - ``CheckpointError`` / ``LedgerError``: los errores del punto de control y del registro, en español.
 - ``unreadable``: un archivo que existe pero no se puede leer (un directorio con su nombre, sin permiso).
-- ``require_checkpoint_shape``: un JSON válido con otra forma se rechaza al cargar, no a mitad de camino.
-- ``require_ledger_shape``: un registro con un «result» que no es texto no se le devuelve al modelo.
+- ``require_checkpoint_shape``: un JSON válido con otra forma se rechaza al cargar, no a mitad de camino;
+  ``checkpoint_refusal``, el mismo error para un JSON que ``harness.defenses.bounded`` no deja usar.
+- ``require_ledger_shape``: un registro con un «result» que no es texto no se le devuelve al modelo;
+  ``ledger_refusal``, lo mismo para el registro.
 - ``require_matching_ledger``: la anotación de la llamada colgante tiene que ser de su misma herramienta.
 - ``stop_if_lasting``: una falla del entorno que se repite (el disco, un enlace duro) detiene la corrida
   con salida 1 en vez de llegarle al modelo como si fuera su tarea: ``[done]`` solo si el modelo terminó.
@@ -35,25 +37,35 @@ def unreadable(path, err):
     return f"No se puede leer {path} ({os_reason(err)}); revisa ese archivo."
 
 
+def checkpoint_refusal(problem):
+    """El ``CheckpointError`` de un punto de control que parsea pero no se puede usar (``problem``)."""
+    return CheckpointError(
+        f"{CHECKPOINT_FILE} no tiene la forma de un punto de control: {problem}. No se puede reanudar "
+        "desde él: bórralo y empieza de nuevo sin --resume."
+    )
+
+
 def require_checkpoint_shape(cp):
     """Un punto de control (su versión ya comprobada) con otra forma: ``CheckpointError``."""
     problem = checkpoint_problem(cp)
     if problem:
-        raise CheckpointError(
-            f"{CHECKPOINT_FILE} no tiene la forma de un punto de control: {problem}. No se puede reanudar "
-            "desde él: bórralo y empieza de nuevo sin --resume."
-        )
+        raise checkpoint_refusal(problem)
+
+
+def ledger_refusal(problem):
+    """El ``LedgerError`` de un registro que parsea pero no se puede usar (``problem``)."""
+    return LedgerError(
+        f"{EFFECTS_FILE} no tiene la forma de un registro de efectos: {problem}. No se puede usar ni "
+        f"tratar como vacío: revísalo a mano, o bórralo junto con {CHECKPOINT_FILE} y empieza de nuevo "
+        "sin --resume."
+    )
 
 
 def require_ledger_shape(effects):
-    """Un registro (un objeto JSON ya parseado) con otra forma: ``LedgerError``."""
+    """Un registro (ya parseado) con otra forma (una lista, un «result» que no es texto): ``LedgerError``."""
     problem = ledger_problem(effects)
     if problem:
-        raise LedgerError(
-            f"{EFFECTS_FILE} no tiene la forma de un registro de efectos: {problem}. No se puede usar ni "
-            f"tratar como vacío: revísalo a mano, o bórralo junto con {CHECKPOINT_FILE} y empieza de nuevo "
-            "sin --resume."
-        )
+        raise ledger_refusal(problem)
 
 
 def require_matching_ledger(pending, effects):

@@ -23,6 +23,7 @@ repara en su lugar.
 import json
 import os
 
+from harness.defenses.bounded import loads
 from harness.defenses.durable import read_bytes, write_durable
 from harness.tool_input import ToolError, os_failure, refuse_hard_link, text_arg, tool_path
 
@@ -35,14 +36,21 @@ def receipts_path(report_path):
     return f"{report_path}{RECEIPTS_SUFFIX}"
 
 
+def _receipt(entry):
+    """¿Es ``entry`` un recibo: {"offset": posición, "bytes": cuántos}, dos enteros ≥ 0?"""
+    return isinstance(entry, dict) and all(
+        type(entry.get(field)) is int and entry[field] >= 0 for field in ("offset", "bytes")
+    )
+
+
 def _load_receipts(path):
     try:
-        receipts = json.loads(read_bytes(path))
+        receipts = loads(read_bytes(path))
     except FileNotFoundError:
         return {}
-    except ValueError:
+    except ValueError:  # no es JSON, o lo es pero anidado sin fin o con texto que no es Unicode
         receipts = None
-    if not isinstance(receipts, dict):
+    if not isinstance(receipts, dict) or not all(map(_receipt, receipts.values())):
         # Tratarlo como vacío reservaría otra posición y duplicaría el reporte.
         raise ToolError(f"{os.path.basename(path)} está dañado; revísalo a mano antes de reintentar")
     return receipts

@@ -249,6 +249,8 @@ class _LiveMessages:
             raise LiveModelError(self._scrub(line)) from None
         except ValueError:  # un 200 que no es JSON (cortado, o la página HTML de un proxy)
             response = None
+        except RecursionError:  # un JSON anidado cientos de niveles: el SDK no llega a parsearlo
+            response = _TOO_DEEP
         problem = reply_problem(response)
         if problem:  # el estado de verdad (un 204, un 299…), no un 200 supuesto
             raise LiveModelError(
@@ -329,11 +331,23 @@ class _waiting_notice:  # noqa: N801 (se usa como «with»)
         self.timer.cancel()
 
 
+# Lo que devolvió el SDK cuando su propio parser de JSON no alcanzó el fondo de la respuesta.
+_TOO_DEEP = object()
+
+
 def reply_problem(response):
-    """Qué le falta a lo que el SDK devolvió para ser un mensaje que el bucle pueda usar (o None)."""
+    """Qué le falta a lo que el SDK devolvió para ser un mensaje que el bucle pueda usar (o None). Lo que
+    sí es un mensaje, la revisión de su contenido la hace ``replies.checked_reply``, para todo cliente."""
+    if response is _TOO_DEEP:
+        return "un JSON anidado más hondo de lo que el SDK puede leer"
     if not isinstance(response, anthropic.types.Message):
         return "no es JSON, o no es un objeto"
-    data = response.model_dump(mode="json", warnings=False)
+    # En modo «python»: pydantic no recorre el contenido para pasarlo a JSON (lo haría con un tope de
+    # unos 250 niveles, y con una traza); lo que trae cada bloque lo revisa replies.checked_reply.
+    try:
+        data = response.model_dump(mode="python", warnings=False)
+    except (ValueError, RecursionError):  # una clave que no es Unicode válido, en «usage», por ejemplo
+        return "un JSON que el SDK no puede convertir (una clave que no es Unicode válido, o anidada sin fin)"
     if data.get("type") != "message" or not isinstance(data.get("content"), list):
         return "falta «content», o «type» no es «message»"
     if not all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in data["content"]):

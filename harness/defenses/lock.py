@@ -37,7 +37,7 @@ _held = set()
 _held_guard = threading.Lock()
 
 
-class WorkdirBusy(HarnessError):  # noqa: N818 (se lee como una condición, no como un fallo)
+class WorkdirBusy(HarnessError):  # noqa: N818 (se lee como una condición, no como una falla)
     """Otro proceso del agente ya trabaja en este directorio."""
 
 

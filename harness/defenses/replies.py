@@ -15,8 +15,10 @@ import stat
 from types import SimpleNamespace
 
 from harness.contract import CHECKPOINT_FILE, FINISHED, turn_limit_text
+from harness.defenses.bounded import MAX_DEPTH, value_problem
 from harness.errors import HarnessError
 from harness.protocol import block_to_dict, blocks_of
+from harness.text import shorten
 from harness.tools import REPORT_PATH, TOOL_IMPLS
 
 # El formato de id que la API acepta en un tool_use (otro id se rechaza con un 400 al reenviarlo).
@@ -25,7 +27,15 @@ TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 FINAL_STOPS = ("end_turn", "stop_sequence")
 # Un turno en pausa (herramientas del servidor) se continúa a lo sumo estas veces seguidas.
 MAX_PAUSES = 10
-# La clave del punto de control que marca una tarea terminada: --resume no vuelve a llamar al modelo.
+# Un turno del modelo queda en el punto de control dentro de cp → messages → mensaje: tres niveles que se
+# descuentan del máximo, para que el punto de control entero siga siendo legible.
+CONTENT_DEPTH = MAX_DEPTH - 3
+# Bytes de una respuesta (su «content» en JSON): con max_tokens=1024 una real trae unos pocos KB; esto
+# solo corta lo absurdo, muy por debajo de lo que el cargador acepta de un archivo.
+MAX_REPLY_BYTES = 1024 * 1024
+# Tokens de una respuesta: mil veces la ventana de contexto más grande. Sumados turno a turno nunca
+# llegan al entero más grande que el cargador acepta en «tokensUsed».
+MAX_REPLY_TOKENS = 10**9
 
 
 class TurnLimitReached(HarnessError):  # noqa: N818 (se lee como una condición)
@@ -43,11 +53,27 @@ class ReplyError(HarnessError):
     """Una respuesta del modelo que el agente no puede usar: no se ejecutó ni se guardó nada."""
 
 
+# Si la corrida en curso usa el modelo real: sus mensajes nombran --live solo entonces. Lo anota
+# ``harness.defenses.clients.make_client``, y cada sesión (``agent_session``) empieza sin él.
+_run = {"live": False}
+
+
+def note_live(live):
+    """Anota si la corrida en curso usa ``--live`` (el modelo real)."""
+    _run["live"] = bool(live)
+
+
+def _live():
+    return _run["live"]
+
+
 def resume_hint():
     """Cómo seguir tras un error al pedirle al modelo, según lo que haya en el disco."""
     if os.path.exists(CHECKPOINT_FILE):
-        return f"{CHECKPOINT_FILE} quedó en el último punto guardado: retoma con --live --resume."
-    return "Todavía no había nada guardado: vuelve a correr con --live, sin --resume."
+        return (
+            f"{CHECKPOINT_FILE} quedó en el último punto guardado: retoma con {'--live ' * _live()}--resume."
+        )
+    return f"Todavía no había nada guardado: vuelve a correr{' con --live,' * _live()} sin --resume."
 
 
 def _shown(value):
@@ -74,13 +100,13 @@ def continue_paused(create, messages):
     """``create(messages)``; si el turno vuelve en pausa (``pause_turn``), se reenvía tal cual como
     turno del asistente para que el modelo lo continúe, y se devuelve el turno entero (con el uso de
     tokens de todos los pedidos). ``messages`` no cambia: el turno entra una sola vez, completo."""
-    response, paused, tokens = create(messages), [], [0, 0]
+    response, paused, tokens = checked_reply(create(messages)), [], [0, 0]
     for _ in range(MAX_PAUSES):
         if response.stop_reason != "pause_turn":
             break
         paused += [block_to_dict(b) for b in response.content]
         tokens = [tokens[0] + response.usage.input_tokens, tokens[1] + response.usage.output_tokens]
-        response = create([*messages, {"role": "assistant", "content": paused}])
+        response = checked_reply(create([*messages, {"role": "assistant", "content": paused}]))
     if not paused or response.stop_reason == "pause_turn":
         return response
     usage = SimpleNamespace(
@@ -89,6 +115,64 @@ def continue_paused(create, messages):
     )
     content = paused + [block_to_dict(b) for b in response.content]
     return SimpleNamespace(stop_reason=response.stop_reason, content=content, usage=usage)
+
+
+def checked_reply(response):
+    """``response`` tal cual, si lo que trae se puede usar y guardar: tokens que son contadores, un
+    «content» que pasa a JSON, acotado en profundidad y tamaño, con textos en Unicode válido y números
+    finitos. Si no, un error de una línea antes de usarla: no se ejecutó ni se guardó nada, y retomar
+    vuelve a pedir ese turno (de cualquier cliente: el guionado, el SDK, el de una prueba)."""
+    problem = reply_problem(response)
+    if problem:
+        raise ReplyError(
+            f"La respuesta del modelo no se puede usar ({shorten(problem, 240)}): no se ejecutó ni se guardó "
+            f"nada. {resume_hint()}"
+        )
+    return response
+
+
+def reply_problem(response):
+    """Lo que tiene ``response`` que el agente no podría usar o volver a cargar, en una frase (o None)."""
+    usage = getattr(response, "usage", None)
+    for name in ("input_tokens", "output_tokens"):
+        problem = tokens_problem(getattr(usage, name, None))
+        if problem:
+            return f"usage.{name} {problem}"
+    if not isinstance(getattr(response, "content", None), list):
+        return "su «content» no es una lista de bloques"
+    try:
+        blocks = [b if isinstance(b, dict) else _plain(b) for b in response.content]
+    except (ValueError, RecursionError):  # pydantic: una clave que no es Unicode válido
+        return "un bloque de su «content» no se puede convertir (una clave que no es Unicode válido)"
+    if not all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in blocks):
+        return "un bloque de su «content» no es un objeto con «type»"
+    problem = value_problem(blocks, CONTENT_DEPTH)  # antes de pasarlo a JSON, que no tiene estos topes
+    if problem:
+        return f"su «content» no se podría volver a cargar: {problem}"
+    size = len(json.dumps([block_to_dict(b) for b in response.content], ensure_ascii=False).encode("utf-8"))
+    if size > MAX_REPLY_BYTES:
+        return f"su «content» pesa {size} bytes, más de los {MAX_REPLY_BYTES} que acepta este agente"
+    return None
+
+
+def _plain(block):
+    """Un bloque del SDK como dict de Python, sin pasar por JSON: pydantic lo haría con un tope de unos
+    250 niveles y una traza, antes de que ``value_problem`` pudiera decir qué tiene."""
+    dump = getattr(block, "model_dump", None)
+    return dump(mode="python", exclude_none=True, warnings=False) if dump else block
+
+
+def tokens_problem(tokens):
+    """Un número de tokens de «usage» que no se puede sumar ni guardar: no es un entero, es negativo o
+    es absurdo (más de ``MAX_REPLY_TOKENS``)."""
+    if isinstance(tokens, bool) or not isinstance(tokens, int):
+        shown = repr(tokens) if isinstance(tokens, float) or tokens is None else type(tokens).__name__
+        return f"no es un entero ({shown})"
+    if not 0 <= tokens <= MAX_REPLY_TOKENS:
+        return (
+            f"está fuera de 0…{MAX_REPLY_TOKENS} ({tokens if abs(tokens) < 10**15 else 'un entero enorme'})"
+        )
+    return None
 
 
 def check_stop_reason(response, max_tokens):
@@ -267,6 +351,6 @@ def interrupted(how="con Ctrl-C"):
     if os.path.exists(CHECKPOINT_FILE):
         return (
             f"Interrumpido {how}. {CHECKPOINT_FILE} quedó en el último punto guardado: retoma con "
-            "--resume (y --live, si usabas el modelo real)."
+            f"{'--live ' * _live()}--resume."
         )
     return f"Interrumpido {how} antes del primer punto guardado: vuelve a correr sin --resume."

@@ -11,12 +11,15 @@ que la sesión termina (la corrida ya terminó, bien o mal) hasta que el proceso
 muestra su propia última línea y sale con su código (una segunda señal sale enseguida, con una línea).
 Así ninguna señal mata al proceso en silencio justo antes de su ``[done]``.
 
-El aviso de la lección cuando falla la escritura del registro (``warn``) sale a stderr enseguida,
-como su ``console.error``: si después el proceso muere de golpe, el aviso ya está en la terminal.
+El contrato de stderr (``docs/agente.md``): cada aviso sale cuando ocurre, en su línea, que empieza con
+su etiqueta entre corchetes (``warn``: el del registro que no se pudo escribir, como el ``console.error``
+de la lección; el de las credenciales); después, a lo sumo una línea final, la del error. Nada más,
+nunca una traza: un texto ajeno con saltos de línea se muestra escapado. ``stderr_problems`` lo comprueba.
 """
 
 import contextlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -25,9 +28,9 @@ from harness.contract import EXIT_FAILED, EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TE
 from harness.crash import SimulatedCrash, crash_after
 from harness.defenses.early_signals import pending
 from harness.defenses.lock import workdir_lock
-from harness.defenses.replies import interrupted
+from harness.defenses.replies import interrupted, note_live
 from harness.defenses.workdir import enter_workdir
-from harness.errors import HarnessError, disk_failure
+from harness.errors import HarnessError, disk_failure, one_line
 from harness.tool_input import ToolOSError
 
 # Las señales que detienen una corrida: (cómo se dice, código de salida). Windows no tiene SIGHUP.
@@ -39,10 +42,11 @@ _STOPS = {
 
 
 class AgentFailure(Exception):  # noqa: N818 (no es un error del programa: es la salida de la corrida)
-    """Una corrida que termina por un problema esperado: ``str(err)`` es la línea, ``code`` la salida."""
+    """Una corrida que termina por un problema esperado: ``str(err)`` es la línea (una sola, aunque
+    nombre algo ajeno con saltos de línea), ``code`` la salida."""
 
     def __init__(self, line, code):
-        super().__init__(line)
+        super().__init__(one_line(line))
         self.code = code
 
 
@@ -54,10 +58,30 @@ class _Stopped(BaseException):  # noqa: N818 (como KeyboardInterrupt: no la atra
         self.how, self.code = how, code
 
 
+# Un aviso empieza con su etiqueta entre corchetes («[credenciales] …»); la línea final, no.
+NOTICE = re.compile(r"\[[^\]\n]+\] ")
+
+
 def warn(line):
-    """Un aviso para una persona, en stderr y enseguida (una falla, una línea: no se repite después)."""
+    """Un aviso para una persona (``line`` empieza con su etiqueta, ver ``NOTICE``), en stderr y
+    enseguida: una falla, una línea, que no se repite después."""
     with contextlib.suppress(OSError, ValueError):  # stderr cerrado: el aviso no tumba la corrida
-        print(line, file=sys.stderr, flush=True)
+        print(one_line(line), file=sys.stderr, flush=True)
+
+
+def stderr_problems(text):
+    """Lo que el stderr de una corrida (``text``) tiene fuera del contrato: avisos con su etiqueta,
+    cuando ocurren, y después a lo sumo una línea final; nunca una traza. Una lista vacía si lo cumple."""
+    lines = text.splitlines()
+    finals = [i for i, line in enumerate(lines) if not NOTICE.match(line)]
+    problems = ["una traza de Python"] if "Traceback (most recent call last)" in text else []
+    if len(finals) > 1:
+        problems.append(f"{len(finals)} líneas que no son avisos (a lo sumo una, la final)")
+    elif finals and finals[0] != len(lines) - 1:
+        problems.append("un aviso después de la línea final")
+    if text and not text.endswith("\n"):
+        problems.append("la última línea no termina")
+    return problems
 
 
 class _Signals:
@@ -137,7 +161,7 @@ def _anchor():
 
 def _say(line):
     with contextlib.suppress(OSError):
-        os.write(2, (line + "\n").encode("utf-8", "replace"))
+        os.write(2, (one_line(line) + "\n").encode("utf-8", "replace"))
 
 
 def _failure(err):
@@ -163,6 +187,7 @@ def agent_session():
         try:
             if threading.current_thread() is threading.main_thread():  # Python entrega las señales ahí
                 signals.install()  # una señal a mitad de esto ya detiene la corrida con su línea
+            note_live(False)  # hasta que la corrida pida el modelo real (make_client)
             enter_workdir(os.environ.get(WORKDIR_VAR))  # un directorio que no sirve: error claro
             crash_after()  # una etiqueta mal escrita se avisa antes de empezar, no se ignora
             with workdir_lock():  # un segundo agente en el mismo directorio se rechaza, no se mezcla

@@ -8,6 +8,7 @@ frase en español, o None si la forma es la esperada; quien llama decide el mens
 import json
 
 from harness.contract import BATCH_VERSION, CHECKPOINT_KEYS, PENDING_CONTENT
+from harness.defenses.bounded import MAX_COUNT
 from harness.protocol import blocks_of, pairing_error
 from harness.tools import TOOL_IMPLS
 
@@ -27,9 +28,15 @@ def _known_tool(name):
 ID_FIELDS = {"tool_use": "id", "tool_result": "tool_use_id"}
 
 
+def _named(text):
+    """Un id o una clave en un mensaje, tal cual, pero sin hacer enorme la línea."""
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
 def _count(value):
-    """Un entero ≥ 0 de verdad (en Python ``True`` también es un entero)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """Un entero entre 0 y ``MAX_COUNT`` de verdad (en Python ``True`` también es un entero; más allá de
+    2^53 − 1, otro lector de JSON ya no lee el mismo número)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
 
 
 def _message_problem(i, message):
@@ -73,7 +80,7 @@ def pending_problem(pending, messages):
     if not isinstance(pending.get("input"), dict):
         return "«pendingToolUse.input» debe ser un objeto"
     if pending["id"] in {b.get("id") for b in blocks_of(messages, "tool_use")}:
-        return f"«pendingToolUse» repite el id {pending['id']}, que ya está respondido en «messages»"
+        return f"«pendingToolUse» repite el id {_named(pending['id'])}, que ya está respondido en «messages»"
     return None
 
 
@@ -101,7 +108,7 @@ def _scene_problem(cp):
         return f"«task» debe ser un texto y es {_shown(cp['task'])}"
     for key in ("turns", "tokensUsed"):
         if not _count(cp[key]):
-            return f"«{key}» debe ser un entero ≥ 0 y es {_shown(cp[key])}"
+            return f"«{key}» debe ser un entero entre 0 y 2^53 − 1 y es {_shown(cp[key])}"
     return messages_problem(cp["messages"])
 
 
@@ -142,13 +149,13 @@ def ledger_problem(effects):
     if not isinstance(effects, dict):
         return f"debe ser un objeto {{tool_use_id: anotación}} y es {_shown(effects)}"
     for tool_use_id, entry in effects.items():
-        where = f"la anotación de {tool_use_id}"
+        where = f"la anotación de {_named(tool_use_id)}"
         if not isinstance(entry, dict) or not _known_tool(entry.get("name")):
             return f"{where} no es un objeto con el «name» de una herramienta conocida"
         if not isinstance(entry.get("result"), str):
             return f"{where} no tiene un «result» de texto"
         if not _count(entry.get("at")):
-            return f"{where} no tiene un «at» entero (milisegundos)"
+            return f"{where} no tiene un «at» entero entre 0 y 2^53 − 1 (milisegundos)"
     return None
 
 

@@ -7,7 +7,9 @@ import os
 import stat
 
 from harness.contract import TMP_SUFFIX, WORKDIR_VAR
-from harness.errors import DiskError, HarnessError, os_reason
+from harness.defenses.durable import NOT_PLAIN_REASON
+from harness.errors import DiskError, FileRefused, HarnessError, os_reason
+from harness.tool_input import link_reason
 from harness.tools import NOTES_PATH, REPORT_PATH
 
 
@@ -33,11 +35,13 @@ def enter_workdir(path):
         )
 
 
-def check_agent_files(*own):
+def check_agent_files(*own, appended=()):
     """Antes de la primera escritura de una corrida: cada archivo que el agente lee, escribe o borra
     (``own``, el reporte, las notas y sus temporales) falta, es un archivo común o es un enlace (que
     nunca se sigue: se borra o se reemplaza el enlace mismo). Un directorio, una FIFO… no se pueden
-    reemplazar: se rechazan antes de cambiar nada, no a mitad de una reanudación."""
+    reemplazar: se rechazan antes de cambiar nada, no a mitad de una reanudación. ``appended``: los
+    archivos que una reanudación lee y a los que agrega (el reporte): ahí tampoco sirve un enlace,
+    simbólico o duro, porque se leería y se agregaría a otro archivo."""
     for name in (*own, REPORT_PATH, NOTES_PATH):
         for path in (name, name + TMP_SUFFIX):
             try:
@@ -47,9 +51,19 @@ def check_agent_files(*own):
             except OSError as err:
                 raise DiskError(err, "leer", "no se cambió nada") from None
             if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-                code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
-                wrong = OSError(code, os.strerror(code), path)
+                wrong = (
+                    IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+                    if stat.S_ISDIR(mode)
+                    else FileRefused(errno.EINVAL, NOT_PLAIN_REASON, path)
+                )
                 raise DiskError(wrong, "escribir en", "no se cambió nada (quítalo de ahí)")
+    for path in appended:
+        reason = link_reason(path)
+        if reason:
+            raise WorkdirError(
+                f"{path} {reason}. Reanudar lo leería y le agregaría el reporte: no se cambió nada; "
+                "cuando se resuelva, retoma con --resume."
+            )
 
 
 def fresh_dir(path):

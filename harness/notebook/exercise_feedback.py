@@ -25,6 +25,7 @@ from harness.contract import (
 )
 from harness.defenses.workdir import fresh_dir
 from harness.errors import HarnessError
+from harness.notebook import assignment
 from harness.notebook.disk_state import read_disk_state
 from harness.notebook.export import PRODUCTION_NOTEBOOK, export_agent, render_agent
 from harness.runs.kill_at_moment import run_and_kill
@@ -37,7 +38,7 @@ LESSON = "leccion_6_puntos_de_control.ipynb"
 
 # —— Nivel 1 ——
 
-# La rama de --resume cuando no imprimió ni su línea «[resume] leído …»: se negó antes de leer la escena.
+# La rama de --resume cuando no imprimió ni su línea «[resume] leído …»: se negó antes de leer el estado guardado.
 NOT_RESUMED = "no reanudó"
 # Las ramas de --resume, con las palabras de sus líneas de log, y la de una reanudación que se negó.
 BRANCHES = (*BRANCH_WORDS.values(), NOT_RESUMED)
@@ -133,19 +134,26 @@ def why_not(key, value):
 
 
 def check_prediction_format(n, prediction):
-    """Marcado local de ``prediction[n]``: solo la forma (claves y tipos), nunca si acierta."""
+    """Marcado local de tu momento ``n`` (1, 2 o 3, los de ``show_my_moments``): que ``prediction`` tenga
+    su predicción, con la forma pedida (claves y tipos); nunca si acierta."""
     if grading_elsewhere():
         return True
-    if n not in prediction:
-        print(f"✗ momento {n}: todavía sin responder (prediction[{n}] = {{...}})")
+    mine = assignment.shown()
+    if not mine:
+        print(f"✗ momento {n}: primero ejecuta la celda que muestra tus momentos")
         return False
-    problems = dict(format_problems(prediction[n], FIELDS))
+    moment = mine[n - 1]
+    if moment not in prediction:
+        print(f'✗ momento {n} ({moment}): todavía sin responder (prediction["{moment}"] = {{...}})')
+        return False
+    problems = dict(format_problems(prediction[moment], FIELDS))
     if not problems:
         print(
-            f"✓ momento {n}: formato correcto. Quien califica lo compara con lo que de verdad queda en disco."
+            f"✓ momento {n} ({moment}): formato correcto. Quien califica lo compara con lo que de verdad "
+            "queda en disco."
         )
         return True
-    print(f"✗ momento {n}:")
+    print(f"✗ momento {n} ({moment}):")
     for key, problem in problems.items():
         print(f"  ✗ {key}: {problem}")
     return False

@@ -2,9 +2,13 @@
 
 Cada dibujo es una fila (o varias) de pasos de un turno, con la caída del proceso marcada. El SVG es
 determinista (sin ids al azar), trae su propio fondo claro (se lee igual con tema claro u oscuro) y
-un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien no ve la imagen. Se
-guarda también como una imagen en HTML con su texto alternativo: JupyterLab, nbviewer y nbconvert
-muestran esa (nbconvert pone «No description has been provided» a un SVG suelto, que no lo trae).
+un ``<title>``/``<desc>`` más una versión en texto (``text/plain``) para quien no ve la imagen.
+
+Lo que muestran JupyterLab, nbviewer y nbconvert es el HTML (``figure_html``): el título, el nombre de
+cada fila y su nota en texto, y cada paso como una imagen chica con su texto alternativo, una tras
+otra como palabras. En una salida angosta los pasos pasan a la línea siguiente en vez de achicarse: la
+letra queda a su tamaño (un dibujo entero de 1224 px, achicado a lo ancho de la salida, la dejaba en
+8 px). El HTML sin estilos ni ids pasa el filtro de un notebook sin confianza.
 """
 
 import base64
@@ -35,7 +39,11 @@ def _x(i):
     return LEFT + i * (STEP_W + GAP)
 
 
-def _text(x, y, text, size=13, anchor="start", weight="normal", color=INK):
+FONT = 13  # la letra más chica del dibujo (el texto del notebook es de 14 px)
+DEATH_TOP = 20  # el lugar sobre los pasos para «✕ muere»
+
+
+def _text(x, y, text, size=FONT, anchor="start", weight="normal", color=INK):
     return (
         f'<text x="{x}" y="{y}" font-family="sans-serif" font-size="{size}" text-anchor="{anchor}" '
         f'font-weight="{weight}" fill="{color}">{escape(text)}</text>'
@@ -65,9 +73,9 @@ def _row(row, top, window=None):
         parts.append(
             f'<line x1="{x}" y1="{top - 8}" x2="{x}" y2="{top + STEP_H + 8}" stroke="{DEATH}" stroke-width="3"/>'
         )
-        parts.append(_text(x, top - 12, "✕ muere", size=12, anchor="middle", weight="bold", color=DEATH))
+        parts.append(_text(x, top - 12, "✕ muere", anchor="middle", weight="bold", color=DEATH))
     if row.note:
-        parts.append(_text(LEFT, top + STEP_H + 20, row.note, size=12))
+        parts.append(_text(LEFT, top + STEP_H + 20, row.note))
     return parts
 
 
@@ -102,12 +110,18 @@ def show(title, rows, window=None):
     text = "\n".join([title, *(describe_row(r) for r in rows)])
     display(
         {
-            "text/html": img_html(title, rows, window),
+            "text/html": figure_html(title, rows, window),
             "image/svg+xml": svg(title, rows, window),
             "text/plain": text,
         },
         raw=True,
     )
+
+
+# Una figura de matplotlib, a 100 ppp, como mucho de 7,5 pulgadas (750 px): cabe sin achicarse en una
+# salida de JupyterLab con el explorador de archivos abierto (unos 830 px a 1280), con su letra de 10
+# puntos en 14 px.
+PNG_DPI, MAX_PNG_INCHES = 100, 7.5
 
 
 def figure(fig, alt):
@@ -118,19 +132,72 @@ def figure(fig, alt):
     import matplotlib.pyplot as plt
     from IPython.display import display  # solo dentro de un kernel
 
+    width, height = fig.get_size_inches()
+    if width > MAX_PNG_INCHES:  # más ancha, la salida la achica y su letra baja de 11 px
+        fig.set_size_inches(MAX_PNG_INCHES, height)
+        fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     html = f'<img alt="{escape(alt, quote=True)}" src="data:image/png;base64,{data}"/>'
     display({"text/html": html, "image/png": data, "text/plain": alt}, raw=True)
 
 
-def img_html(title, rows, window=None):
-    """El dibujo como ``<img>`` (data:) con texto alternativo: el título y cada fila en palabras."""
-    alt = " ".join([f"{title}.", *(describe_row(r) for r in rows)])
-    data = base64.b64encode(svg(title, rows, window).encode("utf-8")).decode("ascii")
-    return f'<img alt="{escape(alt, quote=True)}" src="data:image/svg+xml;base64,{data}"/>'
+def step_svg(row, i, window=None):
+    """El paso ``i`` de la fila, solo: su caja, la línea al siguiente, la caída si muere después de él y
+    el fondo de la ventana A/B donde la cubre. Los pasos de una fila, uno junto al otro, son el dibujo."""
+    last = i + 1 == len(row.steps)
+    width = STEP_W + (GAP if not last or row.death == i else 2)
+    height, top = DEATH_TOP + STEP_H + 8, DEATH_TOP
+    parts = []
+    if window and window[0] <= i < window[1]:  # el hueco que sigue (y la caja, si está adentro)
+        x0 = 0 if window[0] < i else STEP_W
+        parts.append(
+            f'<rect x="{x0}" y="{top - 6}" width="{width - x0}" height="{STEP_H + 12}" fill="{WINDOW}"/>'
+        )
+    parts.append(
+        f'<rect x="1" y="{top}" width="{STEP_W - 2}" height="{STEP_H}" rx="6" fill="{BOX}" stroke="{LINE}"/>'
+    )
+    parts.append(_text(STEP_W / 2, top + 22, row.steps[i], anchor="middle"))
+    if not last:
+        y = top + STEP_H / 2
+        parts.append(f'<line x1="{STEP_W - 1}" y1="{y}" x2="{width}" y2="{y}" stroke="{LINE}"/>')
+    if row.death == i:
+        x = STEP_W + GAP / 2
+        parts.append(
+            f'<line x1="{x}" y1="{top - 8}" x2="{x}" y2="{top + STEP_H + 8}" stroke="{DEATH}" stroke-width="3"/>'
+        )
+        parts.append(_text(width - 1, top - 8, "✕ muere", anchor="end", weight="bold", color=DEATH))
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}">' + "".join(parts) + "</svg>"
+    )
+
+
+def _step_alt(row, i):
+    """El texto alternativo de un paso, con su fila y su lugar: «dos puntos, paso 3 de 4: registro»."""
+    alt = f"{row.name}, paso {i + 1} de {len(row.steps)}: {row.steps[i]}"
+    return f"{alt}; aquí muere el proceso" if row.death == i else alt
+
+
+def figure_html(title, rows, window=None):
+    """El dibujo en HTML: el título y, por fila, su nombre, sus pasos (una imagen cada uno, con su
+    texto alternativo) y su nota. Los pasos siguen en la línea de abajo si no caben: nunca se achican."""
+    html = [f"<p><b>{escape(title)}</b></p>"]
+    for row in rows:
+        steps = "".join(
+            f'<img alt="{escape(_step_alt(row, i), quote=True)}" '
+            f'src="data:image/svg+xml;base64,{_base64(step_svg(row, i, window))}"/>'
+            for i in range(len(row.steps))
+        )
+        note = f"<br/>{escape(row.note)}" if row.note else ""
+        html.append(f"<p><b>{escape(row.name)}</b><br/>{steps}{note}</p>")
+    return "<div>" + "".join(html) + "</div>"
+
+
+def _base64(text):
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
 def turn_timeline(death_after=None, title="Un turno: dos puntos de control y un registro"):

@@ -181,9 +181,21 @@ def _start(args, cwd, env, servers, new_session):
             start_new_session=new_session,
         )
         return popen, None
+    server = servers.get(env)
+    try:
+        return _spawn(server, argv, cwd, env), server
+    except OSError:
+        # El servidor murió (una corrida anterior lo mató) y su proceso todavía no se recogió: la
+        # corrida nace de uno nuevo. Si ese también falla, el error sigue (código 127).
+        servers.retire(server)
+        server = servers.get(env)
+        return _spawn(server, argv, cwd, env), server
+
+
+def _spawn(server, argv, cwd, env):
+    """La corrida nacida de ``server``, con sus pipes de salida y sin entrada estándar."""
     (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
     fds = (os.open(os.devnull, os.O_RDONLY), out_w, err_w)
-    server = servers.get(env)
     try:
         proc = server.spawn(argv, os.path.abspath(cwd), env, fds)
     except OSError:
@@ -191,7 +203,7 @@ def _start(args, cwd, env, servers, new_session):
             os.close(fd)
         raise
     proc.stdout, proc.stderr = os.fdopen(out_r, "rb", 0), os.fdopen(err_r, "rb", 0)
-    return proc, server
+    return proc
 
 
 class Servers:
@@ -214,6 +226,13 @@ class Servers:
             with self._lock:
                 self._all.append(server)
         return server
+
+    def retire(self, server):
+        """Deja de usar ``server`` (ya no atiende): el próximo ``get`` de este hilo arranca otro."""
+        mine = self._local.__dict__.get("servers", {})
+        for key in [k for k, found in mine.items() if found is server]:
+            del mine[key]
+        server.process.kill()
 
     def __len__(self):
         """Cuántos servidores arrancaron desde el último ``close``."""

@@ -43,10 +43,14 @@ ORPHANS = ("kill", "keep")
 
 class AtSyscall(NamedTuple):
     """Morir con SIGKILL al entrar a la ``when``-ésima llamada ``name`` (antes de que ocurra): con
-    strace, que muere de la misma señal, así que el código es el de un SIGKILL (-9), no 137."""
+    strace, que muere de la misma señal, así que el código es el de un SIGKILL (-9), no 137. Con
+    ``paths`` (``strace -P``), solo cuentan las que tocan una de esas rutas, tal como las escribe el
+    programa o, las de un descriptor, resueltas: las demás llamadas de un runtime con hilos no corren
+    la cuenta."""
 
     name: str
     when: int = 1
+    paths: tuple = ()
 
 
 class RunTimeoutError(HarnessError):
@@ -64,6 +68,7 @@ def full_command(args, env=None, *, sandbox=(), strace=None, kill_at=None):
     options = None if strace is None else list(strace)
     if isinstance(kill_at, AtSyscall):
         options = options or list(QUIET_STRACE)
+        options += [arg for path in kill_at.paths for arg in ("-P", path)]
         options += ["-e", f"inject={kill_at.name}:signal=KILL:when={kill_at.when}"]
     elif kill_at:
         env[CRASH_VAR] = kill_at

@@ -21,10 +21,15 @@ HEX = re.compile(r"\\x([0-9a-f]{2})")
 FD = re.compile(r"^(\d+|AT_FDCWD)<((?:\\x[0-9a-f]{2})*)>$")
 
 
+def recording_options(log, extra=()):
+    """Las opciones de strace que graban en ``log``: -y (la ruta de cada descriptor), -xx y -s grande
+    (los datos de cada write enteros, en hexadecimal), solo el proceso del agente (no tiene hijos)."""
+    return ["-qq", "-y", "-xx", "-s", "4000000", "-o", os.fspath(log), *extra]
+
+
 def strace_prefix(log, extra=()):
-    """strace delante del agente: -y (la ruta de cada descriptor), -xx y -s grande (los datos de cada
-    write enteros, en hexadecimal), solo el proceso del agente (no tiene hijos)."""
-    return [STRACE, "-qq", "-y", "-xx", "-s", "4000000", "-o", os.fspath(log), *extra]
+    """strace delante del agente, grabando en ``log`` (``recording_options``)."""
+    return [STRACE, *recording_options(log, extra)]
 
 
 def unhex(text):
@@ -71,7 +76,8 @@ def parse_log(path):
 # lenguaje: «?» delante, las que esta arquitectura puede no tener (strace no falla por ellas).
 SAVE_TRACED = (
     "openat,write,rename,renameat,renameat2,fsync,fdatasync,unlink,unlinkat,close,"
-    "?open,?creat,?pwrite64,?writev,?pwritev,?pwritev2,?ftruncate,?truncate,?link,?linkat"
+    "?open,?creat,?pwrite64,?writev,?pwritev,?pwritev2,?ftruncate,?truncate,?link,?linkat,"
+    "?sendfile,?sendfile64,?copy_file_range"
 )
 # Las que reciben rutas como texto (las «…at» las resuelven desde el descriptor que va antes).
 PATH_CALLS = frozenset(

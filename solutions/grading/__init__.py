@@ -6,16 +6,16 @@ intérprete) para revisar el formato «iri», que ningún notebook usa. Sin él,
 formato y nada más cambia. Tiene que pasar antes de importar nbformat: por eso vive aquí.
 """
 
-import importlib.util
 import sys
 
 # «import rfc3987_syntax» da ImportError, que jsonschema ya espera (el paquete es opcional).
 sys.modules.setdefault("rfc3987_syntax", None)
 
-# Un comando de quien califica (``python -m solutions.grading.…``) sin el extra de instructor: una
-# línea que dice qué instalar y desde dónde, no la traza de un ModuleNotFoundError.
-if sys.argv[:1] == ["-m"] and importlib.util.find_spec("nbgrader") is None:
-    raise SystemExit(
-        "falta nbgrader (el extra de instructor): instálalo desde la raíz del repositorio con "
-        'python -m pip install -e ".[instructor]" y vuelve a correr el comando'
-    )
+# Un comando de quien califica (``python -m solutions.grading.…``) corrido sin el entorno del curso o
+# sin el extra de instructor: una línea que dice qué activar o instalar, no la traza de un
+# ModuleNotFoundError. nbgrader se revisa antes: grade_class lo corre en otro proceso.
+if sys.argv[:1] == ["-m"]:
+    from harness.conformidad.spanish_args import explain_missing_modules
+    from solutions.grading.paths import ROOT
+
+    explain_missing_modules(("nbgrader",), "instructor", ROOT)

@@ -23,28 +23,44 @@ from nbgrader import utils
 from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 
-from solutions.grading import ahead, report
+from solutions.grading import ahead
 from solutions.grading.judge import CHECKS
 from solutions.grading.preprocessors import JudgeAnswers, RestoreStructure, WarmExecute, grade_id
 
 
 class AheadAutograde(Autograde):
+    # {notebook: por qué no cuenta como entregado} de los que nbgrader no pudo sanear (vale 0).
+    rejected = None
+
     def init_assignment(self, assignment_id, student_id):
         super().init_assignment(assignment_id, student_id)
-        # Un notebook que no se puede leer vale 0, como uno que falta, y el resto se califica
-        # (``report.absent``); si no se puede leer ninguno, nbgrader dice por qué no pudo calificar.
-        readable = [p for p in self.notebooks if report.missing_reason(p) is None]
-        if readable and len(readable) < len(self.notebooks):
-            self._zero([p for p in self.notebooks if p not in readable], assignment_id, student_id)
-            self.notebooks = readable
         folder = self._format_dest(assignment_id, student_id)
         os.makedirs(folder, exist_ok=True)
+        self.rejected, self._sanitized = {}, {}
         first, *others = self.notebooks
         self._start_kernel(folder, first)
-        self._sanitized = {path: self._sanitize(path) for path in self.notebooks}
+        for path in self.notebooks:
+            self._sanitize_or_reject(path)
+        # Un notebook que no se pudo sanear vale 0, como uno que falta, y el resto se califica.
+        if self.rejected:
+            self._zero([p for p in self.notebooks if p not in self._sanitized], assignment_id, student_id)
+            self.notebooks = [p for p in self.notebooks if p in self._sanitized]
         # Los kernels de los demás, después de sanear: antes le quitarían núcleo al primero.
         for path in others:
-            self._start_kernel(folder, path)
+            if path in self._sanitized:
+                self._start_kernel(folder, path)
+
+    def _sanitize_or_reject(self, path):
+        """Sanea ``path``; si nbgrader no puede (un notebook con metadatos de nbgrader rotos, por
+        ejemplo), lo anota en ``rejected`` con la razón: es lo entregado, no una falla de quien califica."""
+        name = os.path.splitext(os.path.basename(path))[0]
+        try:
+            self._sanitized[path] = self._sanitize(path)
+        except Exception as err:  # noqa: BLE001 (lo que sea que no deja leerlo: vale 0 con su razón)
+            said = str(err).strip().splitlines()[:1]
+            self.rejected[name] = (
+                f"nbgrader no lo pudo leer como notebook de la tarea ({type(err).__name__}: {said[0] if said else ''})"
+            )
 
     def _zero(self, paths, assignment_id, student_id):
         """Lo que nbgrader hace con un notebook que falta: cada pregunta en 0, sin nota a mano pendiente."""

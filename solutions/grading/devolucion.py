@@ -10,7 +10,6 @@ código de las celdas de prueba (ni lo oculto ni la marca con que sale la respue
 etiquetas en inglés de nbgrader.
 """
 
-import argparse
 import html
 import os
 import sys
@@ -21,7 +20,9 @@ from nbconvert.filters.markdown import markdown2html
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 
-from solutions.grading import puntos, report
+from harness.conformidad.spanish_args import command_parser
+from harness.notebook.moments import GRADED
+from solutions.grading import etiquetas, handed_in, puntos, report
 from solutions.grading.judge import CHECKS, read_verdict
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 
@@ -78,6 +79,23 @@ def _verdict(cell):
     return f'<p class="mal">✗ No pasa: {html.escape(problem)}</p>'
 
 
+def _your_moments(ids):
+    """Los momentos del Nivel 1 con que se calificó a la persona, dichos enteros."""
+    if not ids:
+        return ["<p>No tenías momentos del Nivel 1: tu id no está en la lista de la clase.</p>"]
+    items = "".join(f"<li>{html.escape(GRADED[m].describe())}</li>" for m in ids if m in GRADED)
+    return [f"<h2>Tus momentos</h2><ol>{items}</ol>"]
+
+
+def _check_title(grade_id, moments):
+    """«Comprobación»; en el Nivel 1, de cuál de tus momentos, con su id («… de tu momento 2 (M07)»)."""
+    slot = etiquetas.MOMENT_SLOTS.get(grade_id)
+    if slot is None:
+        return "Comprobación"
+    said = f" ({moments[slot - 1]})" if len(moments or ()) >= slot else ""
+    return f"Comprobación de tu momento {slot}{said}"
+
+
 def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMENT):
     """El HTML de la devolución de ``notebook`` de ``student``."""
     path = os.path.join(course_dir, "autograded", student, assignment, f"{notebook}.ipynb")
@@ -97,11 +115,15 @@ def notebook_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMEN
     ]
     if submitted.needs_manual_grade:
         body.append("<p>Alguna respuesta escrita todavía no tiene nota: esta devolución no es la final.</p>")
+    moments = report.graded_moments(course_dir).get(student) if notebook == EXERCISES[0] else None
+    if notebook == EXERCISES[0]:
+        body += _your_moments(moments)
     for cell in nb.cells:
         grading = cell.metadata.get("nbgrader", {})
         grade_id = grading.get("grade_id")
         if grade_id in tests:
-            body += ["<h3>Comprobación</h3>", _verdict(cell), _points(grades.get(grade_id))]
+            title = html.escape(_check_title(grade_id, moments))
+            body += [f"<h3>{title}</h3>", _verdict(cell), _points(grades.get(grade_id))]
         elif grading.get("solution"):
             # El texto de la persona, tal cual y escapado: su HTML no se interpreta en la página.
             body.append('<div class="respuesta"><h3>Tu respuesta</h3>')
@@ -127,13 +149,12 @@ def _head(title):
 
 
 def missing_page(course_dir, gradebook, student, notebook, assignment=ASSIGNMENT):
-    """La devolución de un notebook que ``student`` no entregó (o que no se pudo leer): vale 0 y lo dice."""
+    """La devolución de un notebook que ``student`` no entregó (o que no cuenta como entregado: un enlace,
+    algo que no es un notebook): vale 0 y dice por qué."""
     submitted = gradebook.find_submission_notebook(notebook, assignment, student)
-    path = os.path.join(course_dir, "submitted", student, assignment, f"{notebook}.ipynb")
+    reason = report.not_handed_in(course_dir, student).get(notebook, handed_in.MISSING)
     said = (
-        f"No entregaste {notebook}.ipynb"
-        if report.missing_reason(path) == report.MISSING
-        else f"Tu {notebook}.ipynb {report.missing_reason(path)}"
+        f"No entregaste {notebook}.ipynb" if reason == handed_in.MISSING else f"Tu {notebook}.ipynb {reason}"
     )
     body = _head(f"{TITLES.get(notebook, notebook)} · {student}")
     body += [
@@ -177,7 +198,7 @@ def write_feedback(course_dir, students=None, assignment=ASSIGNMENT, progress=No
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("carpeta", help="la carpeta del curso (ya calificada)")
     parser.add_argument("--estudiante", action="append", help="solo esta persona (se puede repetir)")
     args = parser.parse_args(argv)

@@ -5,11 +5,13 @@ Los ids (``prueba_momento_1``, ``ledger_has_entry``…) siguen en los datos (``d
 """
 
 NOTEBOOKS = {"ejercicio_nivel_1": "Nivel 1", "ejercicio_nivel_2": "Nivel 2"}
+# La prueba de cada momento del Nivel 1 y cuál de los tres del estudiante juzga: cada quien tiene los
+# suyos (la lista de la clase), así que una fila del informe junta momentos distintos. Cuáles tuvo
+# cada estudiante lo dicen el informe (su lista de momentos) y la devolución (el id de cada uno).
+MOMENT_SLOTS = {f"prueba_momento_{n}": n for n in (1, 2, 3)}
 # Cada pregunta con puntos (su celda de prueba o su respuesta a mano).
 QUESTIONS = {
-    "prueba_momento_1": "momento 1: punto A tarde, after-tool:3",
-    "prueba_momento_2": "momento 2: dos puntos, after-tool:4",
-    "prueba_momento_3": "momento 3: solo el punto B, after-effect-write:4",
+    **{test: f"momento {n} (el de cada estudiante)" for test, n in MOMENT_SLOTS.items()},
     "explicacion": "explicación del calentamiento (a mano)",
     "prueba_corregida": "la función corregida",
     "explicacion_error": "explicación del error (a mano)",
@@ -17,7 +19,7 @@ QUESTIONS = {
 }
 # Cada dato de una predicción del Nivel 1 y cada mecanismo del Nivel 2.
 PARTS = {
-    "pending_tool_use": "llamada pendiente en checkpoint.json",
+    "pending_tool_use": "llamada colgante en checkpoint.json",
     "tool_result_in_messages": "tool_result en messages",
     "ledger_has_entry": "anotación en effects.json",
     "reconcile_branch": "rama de reconcile al reanudar",
@@ -30,9 +32,7 @@ PARTS = {
 }
 # Cada celda de respuesta (lo que se compara entre entregas).
 ANSWERS = {
-    "momento_1": "predicción del momento 1",
-    "momento_2": "predicción del momento 2",
-    "momento_3": "predicción del momento 3",
+    **{f"momento_{n}": f"predicción de su momento {n}" for n in MOMENT_SLOTS.values()},
     "explicacion": "explicación del calentamiento",
     "corregida": "función corregida",
     "explicacion_error": "explicación del error",

@@ -13,14 +13,15 @@ desde el principio) contra su propia copia de ``gradebook.db``. Las notas de cad
 base del curso apenas termina (una línea de avance por entrega en stderr), así que la base queda
 consistente; al final se escriben ``grades.csv`` (como lo haría ``nbgrader export``, más la columna
 ``manual_pendiente``) y el informe de la clase (``informe.html``, ``informe.svg``: ``report``). Se
-califica lo que hay: un notebook que falta (o que no se puede leer) vale 0, se nombra en la línea de
-avance, el informe y la devolución, y el resto de la entrega se califica. Un estudiante que no se pudo
-calificar en absoluto se nombra en una línea y el comando sale con código 1: nunca queda un 0 silencioso.
+califica lo que hay: nbgrader califica una copia de lo que cuenta como entregado (``handed_in``: sin
+seguir enlaces, con tope); un notebook que no cuenta (falta, es un enlace, una FIFO, una carpeta, no es
+un notebook) vale 0, se nombra con su razón en la línea de avance, el informe y la devolución, y el
+resto de la entrega se califica. Los archivos de una persona nunca detienen a la clase; un estudiante
+que no se pudo calificar por una falla de la calificación se nombra en una línea y el comando sale con
+código 1: nunca queda un 0 silencioso.
 """
 
-import argparse
 import contextlib
-import hashlib
 import json
 import multiprocessing
 import os
@@ -37,9 +38,12 @@ from nbgrader.utils import capture_log
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config, PyFileConfigLoader
 
-from solutions.grading import report, sandbox, truth
+from harness.conformidad.spanish_args import command_parser
+from harness.notebook import assignment as class_list
+from solutions.grading import handed_in, report, sandbox, truth
 from solutions.grading.autograde import AheadAutograde
 from solutions.grading.judge import CHECKS
+from solutions.grading.preprocessors import RestoreStructure
 from solutions.grading.release import ASSIGNMENT, EXERCISES, NbgraderError, course_config, nbgrader
 
 # Lo que cada proceso de calificación arma una vez: su configuración y su copia de la base.
@@ -51,20 +55,6 @@ GRADED_FILE = "calificadas.json"
 def students(course_dir, assignment=ASSIGNMENT):
     root = os.path.join(course_dir, "submitted")
     return sorted(s for s in os.listdir(root) if os.path.isdir(os.path.join(root, s, assignment)))
-
-
-def fingerprint(course_dir, student, assignment=ASSIGNMENT):
-    """Un resumen de los archivos de la entrega de ``student``: si algo cambia, cambia."""
-    found = hashlib.sha256()
-    folder = os.path.join(course_dir, "submitted", student, assignment)
-    for where, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(where, name)
-            found.update(os.path.relpath(path, folder).encode() + b"\0")
-            with open(path, "rb") as f:
-                found.update(f.read())
-    return found.hexdigest()
 
 
 def graded_before(course_dir):
@@ -90,7 +80,7 @@ def to_grade(course_dir, assignment, everyone):
     known = graded_before(course_dir)
     chosen = []
     for student in students(course_dir, assignment):
-        now = fingerprint(course_dir, student, assignment)
+        now = handed_in.fingerprint(course_dir, student, assignment)
         done = os.path.isdir(os.path.join(course_dir, "autograded", student, assignment))
         if everyone or known.get(student) != now or not done:
             chosen.append((student, now))
@@ -109,11 +99,17 @@ def _start_worker(*args):
 def _prepare_worker(course_dir, scratch, timeout, overrides):
     db = os.path.join(scratch, f"proceso_{os.getpid()}.db")
     shutil.copyfile(os.path.join(course_dir, "gradebook.db"), db)
+    # nbgrader califica la copia de cada entrega que deja ``handed_in.stage``, no su carpeta.
+    staged = os.path.join(scratch, f"entregas_{os.getpid()}")
     config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
     config.merge(
         Config(
             {
-                "CourseDirectory": {"root": course_dir, "db_url": f"sqlite:///{db}"},
+                "CourseDirectory": {
+                    "root": course_dir,
+                    "db_url": f"sqlite:///{db}",
+                    "submitted_directory": staged,
+                },
                 "Execute": {"timeout": timeout},
                 "JudgeAnswers": {"timeout": timeout},
             }
@@ -121,31 +117,62 @@ def _prepare_worker(course_dir, scratch, timeout, overrides):
     )
     config.merge(Config(overrides))
     os.chdir(course_dir)
-    _worker.update(config=config, db=db, course_dir=course_dir)
+    _worker.update(config=config, db=db, course_dir=course_dir, staged=staged)
 
 
 def _autograde(job):
-    """El ``autograde`` de una entrega en este proceso; (estudiante, base, problema o None, segundos)."""
+    """El ``autograde`` de una entrega en este proceso; (estudiante, base, problema o None, segundos,
+    {notebook: por qué no cuenta como entregado})."""
     start = time.perf_counter()
-    student, db, problem = _autograde_one(*job)
-    return student, db, problem, time.perf_counter() - start
-
-
-def _autograde_one(assignment, student, notebooks):
+    student = job[1]
     if "problem" in _worker:
-        return student, None, _worker["problem"]
+        return student, None, _worker["problem"], time.perf_counter() - start, {}
+    staged = os.path.join(_worker["staged"], student)
+    try:
+        problem, absent = _autograde_one(*job, os.path.join(staged, job[0]))
+    except Exception as err:  # noqa: BLE001 (una entrega nunca detiene a la clase: se dice por qué)
+        problem, absent = f"{type(err).__name__}: {err}", {}
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    return student, _worker["db"], problem, time.perf_counter() - start, absent
+
+
+def _autograde_one(assignment, student, notebooks, shared_with, staged):
+    """Copia lo que cuenta de la entrega (``handed_in.stage``) y la califica; (problema o None,
+    {notebook: por qué no cuenta como entregado})."""
+    course_dir = _worker["course_dir"]
+    absent = handed_in.stage(course_dir, student, assignment, notebooks, staged, shared_with)
+    if len(absent) == len(notebooks):
+        _nothing_handed_in(assignment, student)
+        return None, absent
     config = _worker["config"]
     coursedir = CourseDirectory(config=config, assignment_id=assignment, student_id=student)
     app = AheadAutograde(coursedir=coursedir, config=config)
     app.force, app.create_student = True, True
     done = capture_log(app)
-    course_dir = _worker["course_dir"]
-    handed_in = [n for n in notebooks if n not in report.absent(course_dir, student, notebooks, assignment)]
+    absent.update(app.rejected)
     folder = os.path.join(course_dir, "autograded", student, assignment)
-    missing = [n for n in handed_in if not os.path.exists(os.path.join(folder, f"{n}.ipynb"))]
+    missing = [
+        n for n in notebooks if n not in absent and not os.path.exists(os.path.join(folder, f"{n}.ipynb"))
+    ]
     if done["success"] and not missing:
-        return student, _worker["db"], None
-    return student, _worker["db"], reason(done.get("log", "")) or f"sin notebook calificado: {missing}"
+        return None, absent
+    return reason(done.get("log", "")) or f"sin notebook calificado: {missing}", absent
+
+
+def _nothing_handed_in(assignment, student):
+    """Lo que nbgrader anota de una entrega sin ningún notebook que cuente: cada pregunta en 0, sin nota
+    a mano pendiente, y su carpeta calificada vacía (la de una calificación anterior no queda)."""
+    with Gradebook(f"sqlite:///{_worker['db']}") as gb:
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score, grade.needs_manual_grade = 0, False
+        gb.db.commit()
+    folder = os.path.join(_worker["course_dir"], "autograded", student, assignment)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
 
 
 # La última línea de una traza: el tipo de la excepción y su mensaje.
@@ -220,10 +247,11 @@ def grade_class(
             f"{skipped} entregas sin cambios desde la última calificación (--todo para calificarlas otra vez)"
         )
     if chosen:
+        record_moments(course_dir, chosen, released_folder(overrides))
         failed = _grade(
             course_dir, processes, timeout, assignment, notebooks, overrides, progress, chosen, known
         )
-    export_grades(course_dir)
+    export_grades(course_dir, assignment)
     return failed
 
 
@@ -235,41 +263,79 @@ def _grade(course_dir, processes, timeout, assignment, notebooks, overrides, pro
     # al disco. Si algo falla se descartan; la del curso recibe las notas de a una entrega.
     with (
         tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as scratch,
-        _truth_for_workers(scratch, notebooks),
+        _truth_for_workers(scratch, notebooks, chosen, released_folder(overrides)),
     ):
         # fork: cada proceso hereda lo ya importado; la base de cada uno es suya hasta el final.
         context = multiprocessing.get_context("fork")
         init = (course_dir, scratch, timeout, overrides or {})
+        # Un notebook que es el mismo archivo que el de otra entrega se busca en toda la clase.
+        shared = handed_in.shared(course_dir, students(course_dir, assignment), notebooks, assignment)
         with context.Pool(processes, initializer=_start_worker, initargs=init, maxtasksperchild=None) as pool:
-            jobs = [(assignment, s, notebooks) for s in chosen]
-            for done, (student, db, problem, seconds) in enumerate(pool.imap_unordered(_autograde, jobs), 1):
+            jobs = [
+                (assignment, s, notebooks, {n: o for (t, n), o in shared.items() if t == s}) for s in chosen
+            ]
+            results = pool.imap_unordered(_autograde, jobs)
+            for done, (student, db, problem, seconds, absent) in enumerate(results, 1):
                 if problem:
                     failed.append((student, problem))
                     known.pop(student, None)
                 else:
+                    handed_in.record(course_dir, student, absent)
                     merge(
                         course_dir, assignment, student, db, keep_manual=known.get(student) == chosen[student]
                     )
                     known[student] = chosen[student]
                 record_graded(course_dir, known)
                 if progress:
-                    missing = report.absent(course_dir, student, notebooks, assignment)
+                    missing = [n for n in notebooks if n in absent and not problem]
                     said = missing and report.absent_text(course_dir, student, missing, assignment)
                     progress(done, len(jobs), student, problem, seconds, missing=said)
     return failed
 
 
+def class_moments(students, released):
+    """Los momentos del Nivel 1 de ``students`` según la lista de la clase repartida en ``released``
+    (quien no está en la lista no tiene momentos: su comprobación lo dice)."""
+    found = set()
+    for student in students:
+        with contextlib.suppress(class_list.NotAssignedError):
+            found.update(class_list.moments_for(student, released))
+    return found
+
+
+def released_folder(overrides):
+    """La carpeta de los notebooks repartidos (y de la lista de la clase) con la que se califica."""
+    restore = (overrides or {}).get("RestoreStructure", {})
+    return restore.get("released_directory", RestoreStructure.released_directory.default_value)
+
+
+def record_moments(course_dir, students, released):
+    """Anota en la carpeta del curso los momentos del Nivel 1 con que se calificó a cada uno de
+    ``students`` (el informe y la devolución los nombran); quien no está en la lista, sin momentos."""
+    path = os.path.join(course_dir, report.MOMENTS_FILE)
+    known = report.graded_moments(course_dir)
+    for student in students:
+        try:
+            known[student] = list(class_list.moments_for(student, released))
+        except class_list.NotAssignedError:
+            known[student] = []
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(known, f, indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+
+
 @contextlib.contextmanager
-def _truth_for_workers(scratch, notebooks):
-    """Si alguna comprobación la usa, la verdad del Nivel 1 medida una vez para toda la clase, en un
-    archivo que cada proceso de calificación lee; la variable que lo nombra no sobrevive a la clase."""
+def _truth_for_workers(scratch, notebooks, students, released):
+    """Si alguna comprobación la usa, la verdad de los momentos del Nivel 1 de ``students`` medida una vez
+    para toda la clase (o leída de lo ya medido), en un archivo que cada proceso de calificación lee; la
+    variable que lo nombra no sobrevive a la clase. ``released``: la carpeta de la lista de la clase."""
     if not any(kind == "json" for n in notebooks for kind, _ in CHECKS.get(n, {}).values()):
         yield
         return
     os.environ.pop(truth.TRUTH_FILE_ENV, None)  # la de otra clase, ya borrada, no vale
     measured = os.path.join(scratch, "verdad.json")
     with open(measured, "w", encoding="utf-8") as f:
-        json.dump(truth.measured(), f)
+        json.dump(truth.measured(class_moments(students, released)), f)
     os.environ[truth.TRUTH_FILE_ENV] = measured
     try:
         yield
@@ -277,10 +343,10 @@ def _truth_for_workers(scratch, notebooks):
         os.environ.pop(truth.TRUTH_FILE_ENV, None)
 
 
-def export_grades(course_dir):
-    """``grades.csv`` (lo de ``nbgrader export`` y ``manual_pendiente``) y el informe de la clase, en
-    este proceso: otro intérprete que vuelva a cargar nbgrader tarda más que exportar."""
-    report.refresh(course_dir)
+def export_grades(course_dir, assignment=ASSIGNMENT):
+    """``grades.csv`` (lo de ``nbgrader export`` y ``manual_pendiente``) y, de la Lección 6, el informe
+    de la clase, en este proceso: otro intérprete que vuelva a cargar nbgrader tarda más que exportar."""
+    report.refresh(course_dir, assignment)
 
 
 def show_progress(done, total, student, problem, seconds, missing=()):
@@ -291,7 +357,7 @@ def show_progress(done, total, student, problem, seconds, missing=()):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("carpeta", help="la carpeta del curso (con submitted/)")
     parser.add_argument("--procesos", type=int, default=os.cpu_count(), help="entregas a la vez (núcleos)")
     parser.add_argument(

@@ -22,6 +22,7 @@ import threading
 from typing import NamedTuple
 
 from harness.contract import ORDER_VAR
+from harness.notebook import assignment
 from harness.notebook.disk_state import read_disk_state
 from harness.notebook.exercise_feedback import (
     WRITE_REPORT_CALL,
@@ -29,12 +30,13 @@ from harness.notebook.exercise_feedback import (
     ledger_only,
     script_env,
 )
+from harness.notebook.moments import GRADED
 from harness.runs import fork_server
 from harness.runs.kill_at_moment import run_and_kill
 from harness.scenario import TURNS
 from harness.tools import REPORT_PATH
 from solutions.grading import puntos, sandbox, truth, witness
-from solutions.grading.paths import REFERENCE_AGENT
+from solutions.grading.paths import NOTEBOOKS, REFERENCE_AGENT
 
 ANSWER_MARK = "@@respuesta@@"
 TOOL_USE_ID = TURNS[3].id
@@ -43,6 +45,10 @@ TOOL_USE_ID = TURNS[3].id
 MISMATCH = "no coincide con lo medido en: "
 # Cómo empieza la línea de stdout de ese veredicto en la celda de prueba (junto a sus puntos).
 PARTIAL_MARK = "✗ "
+# Cómo empieza el veredicto de un momento sin predicción, y lo que sigue si la entrega responde momentos
+# que no son los suyos (el informe de la clase busca de quién son).
+NO_ANSWER = "sin predicción para tu momento "
+OTHERS = "responde momentos que no son tuyos: "
 _PARTIAL = re.compile(re.escape(MISMATCH) + r"(.*) \((\d+) de (\d+) datos bien\)")
 
 
@@ -90,14 +96,40 @@ def same(answer, expected):
 
 
 def check_prediction(item, answer):
-    """None si todos los datos coinciden con lo medido; si alguno no, ``PartlyRight``. Sin el formato
-    (las claves, un diccionario), ``AnswerError``: 0 puntos."""
+    """None si todos los datos coinciden con lo medido en el momento ``item``; si alguno no,
+    ``PartlyRight``. Sin el formato (las claves, un diccionario), ``AnswerError``: 0 puntos."""
     # Textos en NFC (y sin mayúsculas donde el enunciado lo dice), como en la comprobación local.
-    expected, answer = canonical_prediction(truth.measured()[item]), canonical_prediction(answer)
+    expected, answer = canonical_prediction(truth.measured((item,))[item]), canonical_prediction(answer)
     if type(answer) is not dict or answer.keys() != expected.keys():
         raise AnswerError(f"tiene que ser un diccionario con las claves {', '.join(expected)}")
     wrong = tuple(key for key in expected if not same(answer[key], expected[key]))
     return PartlyRight(wrong, len(expected)) if wrong else None
+
+
+def check_moment(slot):
+    """La comprobación del momento ``slot`` (1, 2 o 3) de quien entregó: ``answer`` es su ``prediction``
+    entera, con una predicción por id de momento; se juzga la del momento que la lista de la clase le dio
+    (``assignment``, la repartida en ``folder``: nunca la entrega). Una predicción copiada de otra persona
+    responde los momentos de esa persona: en los que no comparten, no hay respuesta y vale 0."""
+
+    def judged(answer, scratch, timeout, student=None, folder=NOTEBOOKS):
+        try:
+            moment = assignment.moments_for(student, folder)[slot - 1]
+        except assignment.NotAssignedError as err:
+            raise AnswerError(str(err)) from None
+        if type(answer) is not dict:
+            raise AnswerError("prediction tiene que ser un diccionario {id del momento: predicción}")
+        if moment not in answer:
+            others = sorted(
+                k for k in answer if k in GRADED and k not in assignment.moments_for(student, folder)
+            )
+            raise AnswerError(
+                f'{NO_ANSWER}{moment} (prediction["{moment}"])'
+                + (f"; {OTHERS}{', '.join(others)}" if others else "")
+            )
+        return check_prediction(moment, answer[moment])
+
+    return judged
 
 
 # —— Nivel 2 ——
@@ -203,7 +235,7 @@ def with_runs(check):
     """``check(answer, run)`` como comprobación ``(answer, scratch, timeout)``: con su servidor de corridas."""
 
     @functools.wraps(check)
-    def judged(answer, scratch, timeout):
+    def judged(answer, scratch, timeout, *_):  # *_: quién entregó (el Nivel 2 no lo necesita)
         with runner(scratch, timeout) as run:
             check(answer, run)
 
@@ -303,9 +335,9 @@ def check_script(cell_source, run):
 # celda de prueba; «source»: el texto de la celda de respuesta.
 CHECKS = {
     "ejercicio_nivel_1": {
-        "prueba_momento_1": ("json", lambda a, *_: check_prediction("momento_1", a)),
-        "prueba_momento_2": ("json", lambda a, *_: check_prediction("momento_2", a)),
-        "prueba_momento_3": ("json", lambda a, *_: check_prediction("momento_3", a)),
+        "prueba_momento_1": ("json", check_moment(1)),
+        "prueba_momento_2": ("json", check_moment(2)),
+        "prueba_momento_3": ("json", check_moment(3)),
     },
     "ejercicio_nivel_2": {
         "prueba_corregida": ("source:corregida", check_function),

@@ -9,7 +9,9 @@
 La otra forma anota la nota de una pregunta (y un comentario, que la persona ve en su devolución) en
 ``gradebook.db`` como lo hace el Formgrader, y rehace ``grades.csv`` y el informe de la clase. Una
 pregunta es su ``grade_id`` (``explicacion``, ``explicacion_error``); los puntos van de 0 a los de la
-pregunta, en centésimos. Un estudiante o una pregunta que no existen son un error de una línea y código 1.
+pregunta, en centésimos. Un estudiante o una pregunta que no existen, o una pregunta de un notebook que
+la persona no entregó (vale 0: no hay respuesta que calificar), son un error de una línea y código 1.
+Una nota que reemplaza otra anterior lo dice, con la anterior.
 
 ``--csv`` anota todas las notas de un archivo (``estudiante,pregunta,puntos,comentario``, una por
 fila; el encabezado y el comentario son opcionales) en una sola transacción y rehace ``grades.csv`` y
@@ -17,7 +19,6 @@ el informe una vez: la clase entera en segundos. Antes revisa todas las filas; s
 una línea por cada una y no cambia nada.
 """
 
-import argparse
 import csv
 import os
 import re
@@ -28,6 +29,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 
+from harness.conformidad.spanish_args import command_parser
 from harness.text import shorten
 from solutions.grading import paths, puntos, report
 from solutions.grading.release import ASSIGNMENT, EXERCISES
@@ -98,7 +100,8 @@ def _manual_questions(assignment):
 
 
 def problem(mark, graded, questions, assignment=ASSIGNMENT):
-    """Por qué no se puede anotar ``mark`` (estudiante, pregunta, puntos, comentario), o None."""
+    """Por qué no se puede anotar ``mark`` (estudiante, pregunta, puntos, comentario), o None.
+    ``graded``: {estudiante calificado: {notebook: por qué no contó como entregado}}."""
     student, question, points, _ = mark
     if question not in questions:
         return (
@@ -110,7 +113,14 @@ def problem(mark, graded, questions, assignment=ASSIGNMENT):
             f"no hay una entrega calificada de «{student}» en {assignment}; "
             f"estudiantes calificados: {', '.join(sorted(graded)) or 'ninguno'}"
         )
-    top = questions[question][1]
+    notebook, top = questions[question]
+    absent = graded[student].get(notebook)
+    if absent:
+        # Vale 0 por no entregado: una nota a mano le daría puntos a una respuesta que no existe.
+        return (
+            f"«{student}»: {report.reason_text(notebook, absent)}, así que vale 0 y {question} no lleva "
+            "nota a mano"
+        )
     if not isinstance(points, (int, float)) or not 0 <= points <= top:
         return f"{question} vale de 0 a {puntos.text(top)} puntos, no {puntos.text(points)}"
     if puntos.has_more_decimals(points):
@@ -130,12 +140,16 @@ def record_all(course_dir, marks, assignment=ASSIGNMENT, where=None, unread=()):
     transacción, o ninguna: antes revisa cada una y, si alguna no vale, lanza ``ManualError`` con una
     línea por cada una (``where(i)`` dice dónde está la i-ésima). ``unread``: [(posición, línea)] de
     filas que ni se pudieron leer, que también se informan. Rehace ``grades.csv`` y el informe una vez.
-    Devuelve los puntos máximos de cada pregunta anotada."""
+    Devuelve [(i, nota anterior)] de las notas que reemplazaron otra: quien anota lo sabe."""
     _course_db(course_dir)
     where = where or (lambda i: "")
     questions = _manual_questions(assignment)
     with Gradebook(report.db_url(course_dir)) as gradebook:
-        graded = _students(gradebook, assignment)
+        students = _students(gradebook, assignment)
+        # Lo que no contó como entregado en la última calificación (lo mismo que dicen el informe y la
+        # devolución), solo de quienes tienen una nota en ``marks``.
+        graded = dict.fromkeys(students, {})
+        graded.update({s: report.not_handed_in(course_dir, s) for s in students & {m[0] for m in marks}})
         wrong, seen = list(unread), set()
         for i, mark in enumerate(marks):
             found = problem(mark, graded, questions, assignment)
@@ -146,22 +160,31 @@ def record_all(course_dir, marks, assignment=ASSIGNMENT, where=None, unread=()):
             seen.add(mark[:2])
         if wrong:
             raise ManualError("\n".join(line for _, line in sorted(wrong, key=lambda w: w[0])))
-        for student, question, points, comment in marks:
+        replaced = []
+        for i, (student, question, points, comment) in enumerate(marks):
             notebook = questions[question][0]
             grade = gradebook.find_grade(question, notebook, assignment, student)
+            if grade.manual_score is not None:
+                replaced.append((i, grade.manual_score))
             grade.manual_score = puntos.rounded(points)
             grade.needs_manual_grade = False  # lo mismo que hace el Formgrader al guardar una nota
             if comment is not None:
                 gradebook.find_comment(question, notebook, assignment, student).manual_comment = comment
         gradebook.db.commit()
     report.refresh(course_dir)
-    return {question: questions[question][1] for _, question, *_ in marks}
+    return replaced
 
 
 def record(course_dir, student, question, points, comment=None, assignment=ASSIGNMENT):
     """Anota ``points`` (y ``comment``) en la pregunta ``question`` de ``student``; rehace
-    ``grades.csv`` y el informe. Devuelve los puntos máximos de la pregunta."""
-    return record_all(course_dir, [(student, question, points, comment)], assignment)[question]
+    ``grades.csv`` y el informe. Devuelve la nota que reemplazó, o None si no tenía."""
+    replaced = record_all(course_dir, [(student, question, points, comment)], assignment)
+    return replaced[0][1] if replaced else None
+
+
+def replaced_text(student, question, points, old):
+    """«ana · explicacion: 2.5 reemplaza la nota anterior, 2»."""
+    return f"{student} · {question}: {puntos.text(points)} reemplaza la nota anterior, {puntos.text(old)}"
 
 
 # Las columnas de un CSV de notas, en orden (la fila de encabezado es opcional; en inglés también vale).
@@ -210,14 +233,19 @@ def _unreadable(cells):
 
 
 def record_csv(course_dir, path, assignment=ASSIGNMENT):
-    """Anota todas las notas del CSV ``path`` o ninguna; devuelve cuántas."""
+    """Anota todas las notas del CSV ``path`` o ninguna; devuelve cuántas y una línea por cada una que
+    reemplazó otra (con su fila y la nota anterior)."""
     marks, lines, unread = read_marks(path)
-    record_all(course_dir, marks, assignment, where=lambda i: f"{path}, fila {lines[i]}: ", unread=unread)
-    return len(marks)
+
+    def where(i):
+        return f"{path}, fila {lines[i]}: "
+
+    replaced = record_all(course_dir, marks, assignment, where=where, unread=unread)
+    return len(marks), [where(i) + replaced_text(*marks[i][:3], old) for i, old in replaced]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("carpeta", help="la carpeta del curso (con gradebook.db)")
     parser.add_argument("estudiante", nargs="?", help="quien entregó")
     parser.add_argument("pregunta", nargs="?", help="la pregunta a mano: explicacion o explicacion_error")
@@ -246,22 +274,27 @@ def main(argv=None):
         if args.estudiante is not None:
             parser.error("--csv no lleva estudiante, pregunta ni puntos: van en el archivo")
         try:
-            count = record_csv(course_dir, args.csv)
+            count, replaced = record_csv(course_dir, args.csv)
         except ManualError as err:
             print(err, file=sys.stderr)
             print(
                 "no se anotó ninguna nota: corrige esas filas y vuelve a correr el comando", file=sys.stderr
             )
             return 1
+        for line in replaced:
+            print(line)
         print(f"{count} notas anotadas; grades.csv e informe.html al día")
         return 0
     if args.puntos is None:
         parser.error("faltan ESTUDIANTE PREGUNTA PUNTOS (o --pendientes, o --csv ARCHIVO)")
     try:
-        top = record(course_dir, args.estudiante, args.pregunta, args.puntos, args.comentario)
+        old = record(course_dir, args.estudiante, args.pregunta, args.puntos, args.comentario)
     except ManualError as err:
         print(err, file=sys.stderr)
         return 1
+    if old is not None:
+        print(replaced_text(args.estudiante, args.pregunta, args.puntos, old))
+    top = _manual_questions(ASSIGNMENT)[args.pregunta][1]
     print(
         f"{args.estudiante}: {args.pregunta} = {puntos.text(args.puntos)} de {puntos.text(top)}; "
         "grades.csv e informe.html al día"

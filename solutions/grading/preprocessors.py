@@ -254,16 +254,18 @@ class JudgeAnswers(NbGraderPreprocessor):
         checks = CHECKS.get(notebook, {})
         sources = {grade_id(c): c.source for c in nb.cells if grade_id(c)}
         judged = [cell for cell in nb.cells if grade_id(cell) in checks]
+        # Quién entregó (la carpeta de la entrega) y la lista de la clase repartida: los momentos del Nivel 1.
+        who = (resources["nbgrader"].get("student"), RestoreStructure(config=self.config).released_directory)
         # Cada comprobación corre sus propios procesos en su carpeta: van a la vez, no una tras otra.
         with ThreadPoolExecutor(max(1, len(judged))) as pool:
-            futures = [self.verdict(pool, notebook, cell, checks, sources) for cell in judged]
+            futures = [self.verdict(pool, notebook, cell, checks, sources, who) for cell in judged]
             for cell, future in zip(judged, futures, strict=True):
                 cell.outputs = verdict(cell, future.result())
         return nb, resources
 
-    def verdict(self, pool, notebook, cell, checks, sources):
+    def verdict(self, pool, notebook, cell, checks, sources, who=()):
         """El Future del problema de la respuesta que comprueba ``cell`` (None si pasa): el
-        adelantado para este mismo texto, o uno nuevo."""
+        adelantado para este mismo texto, o uno nuevo. ``who``: (estudiante, carpeta de lo repartido)."""
         test_id = grade_id(cell)
         kind, check = checks[test_id]
         try:
@@ -274,14 +276,14 @@ class JudgeAnswers(NbGraderPreprocessor):
             early = ahead.take_verdict((notebook, test_id, answer))
             if early is not None:
                 return early
-        return pool.submit(self.problem, check, answer)
+        return pool.submit(self.problem, check, answer, *who)
 
-    def problem(self, check, answer):
+    def problem(self, check, answer, *who):
         """Lo que no pasa de ``answer`` (un texto, o ``PartlyRight`` si acertó en parte), o None. Las
         corridas van en una carpeta fuera del alcance del kernel de la entrega (que puede seguir vivo
         mientras tanto) y se borran al terminar."""
         with tempfile.TemporaryDirectory(prefix="calificacion-") as scratch:
             try:
-                return check(answer, scratch, self.timeout)
+                return check(answer, scratch, self.timeout, *who)
             except AnswerError as wrong:
                 return str(wrong)

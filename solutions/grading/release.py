@@ -15,13 +15,13 @@ Correrlo después de cada cambio en una fuente: una prueba compara lo generado c
 ``--check`` compara solo lo que decide nbgrader (celdas y metadatos), sin ejecutar nada.
 """
 
-import argparse
 import os
 import sys
 import tempfile
 
 import nbformat
 
+from harness.conformidad.spanish_args import command_parser
 from harness.runs.launcher import launch
 from solutions.grading import paths
 from solutions.grading.notebook_run import execute, write
@@ -152,7 +152,7 @@ def regenerate(dry_run=False, progress=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_parser(__spec__, __doc__)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--sin-escribir", action="store_true", help="ejecutar y decir qué cambiaría, sin guardar"

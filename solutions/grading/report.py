@@ -25,11 +25,20 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.plugins import CsvExportPlugin
 from traitlets.config import PyFileConfigLoader
 
-from solutions.grading import etiquetas, grafico, parecidas, paths, puntos
-from solutions.grading.judge import CHECKS, MECHANISMS, read_verdict, unproven_mechanisms, wrong_fields
+from solutions.grading import etiquetas, grafico, handed_in, parecidas, paths, puntos
+from solutions.grading.judge import (
+    CHECKS,
+    MECHANISMS,
+    OTHERS,
+    read_verdict,
+    unproven_mechanisms,
+    wrong_fields,
+)
 from solutions.grading.release import ASSIGNMENT, EXERCISES
 from solutions.grading.truth import OBSERVED_FIELDS
 
+# {estudiante: los ids de sus momentos del Nivel 1} de la última calificación (lo anota grade_class).
+MOMENTS_FILE = "momentos_calificados.json"
 PENDING_COLUMN = "manual_pendiente"
 # Las columnas de puntos de ``grades.csv`` (las de ``nbgrader export`` y la propia): en centésimos.
 SCORE_COLUMNS = ("raw_score", "late_submission_penalty", "score", "max_score", PENDING_COLUMN)
@@ -249,39 +258,27 @@ def incomplete(course_dir, students, assignment=ASSIGNMENT):
     return {s: missing for s, missing in found.items() if missing}
 
 
+def not_handed_in(course_dir, student):
+    """{notebook: por qué no cuenta como entregado} de la última calificación de ``student`` (lo anota
+    ``grade_class``: ``handed_in``); valen 0 y el resto se calificó."""
+    return handed_in.recorded(course_dir).get(student, {})
+
+
 def absent(course_dir, student, notebooks=EXERCISES, assignment=ASSIGNMENT):
-    """Los notebooks de ``notebooks`` que ``student`` no entregó o que no se pueden leer (si entregó
-    alguno que sí): valen 0 y el resto se califica."""
-    folder = os.path.join(course_dir, "submitted", student, assignment)
-    why = {n: missing_reason(os.path.join(folder, f"{n}.ipynb")) for n in notebooks}
-    if all(why.values()):  # nada que calificar: grade_class dice por qué no pudo
-        return [n for n, reason in why.items() if reason == MISSING]
-    return [n for n, reason in why.items() if reason]
+    """Los notebooks de ``notebooks`` que ``student`` no entregó (``not_handed_in``)."""
+    why = not_handed_in(course_dir, student)
+    return [n for n in notebooks if n in why]
 
 
-MISSING, UNREADABLE = "falta", "no se puede leer (no es un notebook en JSON)"
-
-
-def missing_reason(path):
-    """Por qué el notebook de ``path`` no se califica (``MISSING``, ``UNREADABLE``), o None."""
-    if not os.path.isfile(path):
-        return MISSING
-    try:
-        with open(path, encoding="utf-8") as f:
-            json.load(f)
-    except (OSError, ValueError, RecursionError):
-        return UNREADABLE
-    return None
+def reason_text(notebook, reason):
+    """«falta ejercicio_nivel_2.ipynb», o «ejercicio_nivel_2.ipynb es un enlace (…)», para leer."""
+    return f"falta {notebook}.ipynb" if reason == handed_in.MISSING else f"{notebook}.ipynb {reason}"
 
 
 def absent_text(course_dir, student, notebooks, assignment=ASSIGNMENT):
-    """«falta ejercicio_nivel_2.ipynb», o «ejercicio_nivel_2.ipynb no se puede leer (…)», para leer."""
-    folder = os.path.join(course_dir, "submitted", student, assignment)
-    said = []
-    for n in notebooks:
-        reason = missing_reason(os.path.join(folder, f"{n}.ipynb"))
-        said.append(f"falta {n}.ipynb" if reason in (MISSING, None) else f"{n}.ipynb {reason}")
-    return ", ".join(said)
+    """Por qué no cuenta cada uno de ``notebooks`` de ``student`` (``reason_text``), en una línea."""
+    why = not_handed_in(course_dir, student)
+    return ", ".join(reason_text(n, why.get(n, handed_in.MISSING)) for n in notebooks)
 
 
 def _table(rows):
@@ -339,11 +336,55 @@ def _incomplete(course_dir, missing):
         return []
     lines = [
         "<h2>Entregas incompletas</h2>",
-        "<p>El notebook que falta vale 0; el resto se calificó.</p><ul>",
+        "<p>Lo que no cuenta como entregado vale 0 (un notebook que falta, un enlace, una carpeta o un "
+        "archivo que no es un notebook, con su razón); el resto se calificó.</p><ul>",
     ]
     for student, notebooks in sorted(missing.items()):
         said = html.escape(absent_text(course_dir, student, notebooks))
         lines.append(f'<li data-incompleta="{html.escape(student)}">{html.escape(student)}: {said}</li>')
+    return [*lines, "</ul>"]
+
+
+def graded_moments(course_dir):
+    """{estudiante: [ids de momentos]} con que se calificó el Nivel 1 de cada uno ({} si no hay registro)."""
+    try:
+        with open(os.path.join(course_dir, MOMENTS_FILE), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def foreign_moments(course_dir, student, assignment=ASSIGNMENT):
+    """{momento: [compañeros que lo tienen]} de los momentos que la entrega de ``student`` respondió sin
+    ser suyos (los nombra el veredicto de cada prueba del Nivel 1: ``judge.OTHERS``)."""
+    moments = graded_moments(course_dir)
+    found = {}
+    for problem in verdicts(course_dir, student, assignment).get(EXERCISES[0], {}).values():
+        if problem and OTHERS in problem:
+            for moment in problem.split(OTHERS, 1)[1].split(", "):
+                found[moment] = sorted(s for s, ids in moments.items() if moment in ids and s != student)
+    return found
+
+
+def _moments(course_dir, students):
+    """Los momentos de cada estudiante y, si su entrega responde momentos de otra persona, de quién son."""
+    moments = graded_moments(course_dir)
+    lines = [
+        "<h2>Los momentos del Nivel 1 de cada estudiante</h2>",
+        "<p>Cada quien respondió los suyos (la lista de la clase, <code>variantes</code>). Una entrega que "
+        "responde los momentos de otra persona (una copia) vale 0 en los que no comparten, y se nombra "
+        "aquí con los dueños de esos momentos.</p><ul>",
+    ]
+    for student in students:
+        ids = moments.get(student)
+        said = ", ".join(ids) if ids else "sin momentos: no está en la lista de la clase"
+        foreign = foreign_moments(course_dir, student)
+        if foreign:
+            owners = "; ".join(
+                f"{m} (de {', '.join(o) or 'nadie calificado'})" for m, o in sorted(foreign.items())
+            )
+            said += f" — <strong>respondió momentos que no son suyos</strong>: {html.escape(owners)}"
+        lines.append(f'<li data-momentos="{html.escape(student)}">{html.escape(student)}: {said}</li>')
     return [*lines, "</ul>"]
 
 
@@ -391,6 +432,7 @@ def write_html(rows, waiting, path, picture, extra):
         *_pending(waiting),
         *_incomplete(os.path.dirname(path), missing),
         *_similar(groups),
+        *_moments(os.path.dirname(path), sorted(totals.scores)),
     ]
     if ungradable:
         lines.append("<h2>Sin calificar</h2>")
@@ -420,7 +462,9 @@ def write_report(course_dir, assignment=ASSIGNMENT):
     return page
 
 
-def refresh(course_dir):
-    """Rehace ``grades.csv``, ``informe.html`` e ``informe.svg`` desde la base del curso."""
+def refresh(course_dir, assignment=ASSIGNMENT):
+    """Rehace ``grades.csv`` desde la base del curso y, si ``assignment`` es la Lección 6 (el informe
+    nombra sus preguntas, datos y mecanismos), ``informe.html`` e ``informe.svg``; la ruta del informe,
+    o None."""
     export_grades(course_dir)
-    return write_report(course_dir)
+    return write_report(course_dir) if assignment == ASSIGNMENT else None

@@ -20,7 +20,9 @@ ellas, la entrega podría volver a montar ``/`` con escritura. Por eso se quitan
 de la máquina y el IPC de System V son propios del aislado.
 
 Del entorno de quien califica pasan solo las variables de Python, del idioma y del arnés
-(``passes``): una clave de API no llega al código de la entrega.
+(``passes``): una clave de API no llega al código de la entrega. bwrap mismo arranca sin las demás
+(``env -u``): su primer proceso dentro del aislamiento (el pid 1, una copia de bwrap) guarda el entorno
+con que nació, y cualquiera de adentro lo lee en ``/proc/1/environ``.
 
 Con ``prlimit``, cada proceso aislado tiene un tope de memoria, de tamaño por archivo y de archivos
 abiertos; su /tmp y su /dev/shm son chicos, y un grupo de control le pone tope a sus procesos: una
@@ -59,7 +61,7 @@ class SandboxMissingError(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def available():
     """¿Funciona bwrap en esta máquina? (Se prueba de verdad: puede estar instalado y no poder aislar.)"""
-    if not (shutil.which("bwrap") and shutil.which("prlimit")):
+    if not (shutil.which("bwrap") and shutil.which("prlimit") and shutil.which("env")):
         return False
     return launch([*_command(), *_system(), "--", "true"]).returncode == 0
 
@@ -100,11 +102,21 @@ def limit_note(text):
     return None
 
 
-def _command():
-    """prlimit (los límites) y bwrap con lo que aísla a toda entrega, sin sus carpetas todavía."""
+# Lo que jupyter_client agrega al entorno del kernel al lanzarlo (después de ``prefix``). Dentro, el padre
+# del kernel es el init del aislamiento (pid 1): que ipykernel no lo vigile.
+ADDED_AT_LAUNCH = ("JPY_PARENT_PID",)
+
+
+def _command(env=None):
+    """prlimit (los límites) y bwrap con lo que aísla a toda entrega, sin sus carpetas todavía. bwrap
+    arranca sin las variables de ``env`` (el entorno con que se lanza; ``os.environ`` si no se dice)
+    que no pasan (``passes``): ningún proceso de adentro, ni el pid 1 que es bwrap, las tiene. Las que
+    pasan y quien lanza agrega al lanzar (``ORDER`` de una corrida) llegan igual."""
     limits = [shutil.which("prlimit"), f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}"]
     limits += [f"--nofile={OPEN_FILES}", "--"]
-    return [*limits, shutil.which("bwrap"), *_isolation()]
+    names = sorted({*(n for n in (os.environ if env is None else env) if not passes(n)), *ADDED_AT_LAUNCH})
+    unset = [arg for name in names for arg in ("-u", name)]
+    return [*limits, shutil.which("env"), *unset, shutil.which("bwrap"), *_isolation()]
 
 
 # Lo de /proc que cambia la máquina entera y un uid 0 sin capacidades igual podría escribir. bwrap 0.8
@@ -223,12 +235,14 @@ def passes(name):
     return name not in BLOCKED_ENV and (name in PASSING_ENV or name.startswith(PASSING_PREFIXES))
 
 
-def prefix(writable, readable=(), sockets=None, shown_as=None, lent=(), as_init=False):
+def prefix(writable, readable=(), sockets=None, shown_as=None, lent=(), as_init=False, env=None):
     """El comando que antepone el aislamiento, con ``writable`` como única carpeta escribible (vista
     en ``shown_as``, su misma ruta si no se dice) y ``sockets``, la de los sockets del kernel;
     ``readable``, rutas que se ven donde están; ``lent``, {nombre: archivo} que se ven en ``LENT``. ()
     si quien califica pidió no aislar. Con ``as_init``, el comando es el init del aislamiento (pid 1): lo
-    que corre dentro no puede matarlo ni detenerlo, y tiene que recoger a los huérfanos.
+    que corre dentro no puede matarlo ni detenerlo, y tiene que recoger a los huérfanos. ``env``: el
+    entorno con que se lanzará el comando (``os.environ`` si no se dice): de él, dentro llega solo lo que
+    pasa.
 
     Se ve solo eso, el sistema y el intérprete con sus paquetes: ni el repositorio (``solutions/``, el
     código de quien califica), ni la carpeta del curso (otras entregas, ``gradebook.db``). Python
@@ -237,7 +251,7 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=(), as_init=
     if not required():
         return []
     writable = os.path.abspath(writable)
-    args = [*_command(), *(["--as-pid-1"] if as_init else [])]
+    args = [*_command(env), *(["--as-pid-1"] if as_init else [])]
     # El sistema primero: su /tmp nuevo taparía un intérprete o un repositorio que viven bajo /tmp
     # (un clon en /tmp, como el de CI); lo que se monta después queda encima.
     args += _system()
@@ -256,11 +270,6 @@ def prefix(writable, readable=(), sockets=None, shown_as=None, lent=(), as_init=
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython"]
     args += ["--setenv", "PYTHONSAFEPATH", "1", "--setenv", "PYTHONPATH", PACKAGES]
-    for name in sorted(os.environ):
-        if not passes(name) and name != "PYTHONPATH":
-            args += ["--unsetenv", name]
-    # Dentro, el padre del kernel es el init del aislamiento (pid 1): que ipykernel no lo vigile.
-    args += ["--unsetenv", "JPY_PARENT_PID"]
     return [*args, "--"]
 
 
@@ -376,7 +385,11 @@ class SandboxKernelManager(AsyncKernelManager):
             self._discard_private()
             self._private = private_copy(cwd)
             isolation = prefix(
-                self._private, readable=[self.connection_file], sockets=self._sockets, shown_as=cwd
+                self._private,
+                readable=[self.connection_file],
+                sockets=self._sockets,
+                shown_as=cwd,
+                env=kw.get("env"),
             )
             self._release_group()
             self._group = process_group()

@@ -1,77 +1,112 @@
-"""Nivel 1, medido: lo que de verdad queda en disco en cada momento de los escenarios del nivel.
+"""Nivel 1, medido: lo que de verdad queda en disco en cada momento de la familia.
 
-La verdad no se escribe a mano: se mide matando al agente del escenario (``escenarios``: el de la
-lección con el cambio que el ejercicio describe en prosa), en un proceso nuevo con ``CRASH_AFTER``,
-leyendo el disco y reanudando. Se mide una vez por proceso de calificación y se guarda en memoria.
+La verdad no se escribe a mano: se mide matando al agente del momento (``escenarios``: el de la lección
+con el cambio de su variante), en un proceso nuevo con ``CRASH_AFTER``, leyendo el disco y reanudando
+(``harness.notebook.moment_run``). Cada momento se mide una vez y queda en ``CACHE``, con la huella de
+lo que decide su verdad (el agente de la lección, los escenarios y el arnés que el agente importa):
+si algo de eso cambia, se vuelve a medir.
 """
 
-import functools
+import glob
+import hashlib
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
-from harness.contract import BRANCH_WORDS, reconcile_branch
-from harness.notebook.disk_state import last_tool_results, read_disk_state
-from harness.notebook.exercise_feedback import FIELDS, NOT_RESUMED
-from harness.runs.launcher import run_agent_process
-from harness.tools import REPORT_PATH, report_copies
+from harness.notebook.exercise_feedback import FIELDS
+from harness.notebook.moment_run import observe
+from harness.notebook.moments import FAMILY
 from solutions.grading import escenarios
-from solutions.grading.paths import ROOT
+from solutions.grading.paths import GRADING, LESSON_AGENT, ROOT
 
-# momento: (el cambio del escenario al agente, CRASH_AFTER, el tool_use_id de la llamada de ese turno).
-# Los tres con la tarea de dos efectos (``notify_team`` en el turno 4), que el curso no corre.
-MOMENTS = {
-    1: (escenarios.LATE_A, "after-tool:3", "toolu_03"),
-    2: (None, "after-tool:4", "toolu_04"),
-    3: (escenarios.ONLY_B, "after-effect-write:4", "toolu_04"),
-}
 # Lo que se predice de cada momento: las claves que el ejercicio nombra.
 OBSERVED_FIELDS = tuple(FIELDS)
 # Una clase en paralelo mide una vez: grade_class guarda la medición en este archivo para cada proceso.
 TRUTH_FILE_ENV = "LESSON6_TRUTH"
-# El agente del escenario importa este paquete: se corre con el repositorio a la vista.
+# La medición guardada entre corridas (en la carpeta de trabajo de quien califica, fuera de git).
+CACHE = os.path.join(GRADING, "_trabajo", "verdades.json")
+# El agente del momento importa este paquete: se corre con el repositorio a la vista.
 SCENARIO_ENV = {"PYTHONPATH": ROOT}
+# Corridas a la vez al medir muchos momentos (cada una son dos procesos cortos, uno tras otro).
+PARALLEL = 2
 
 
-def branch(stdout):
-    """La rama de --resume en las palabras de su línea de log; «no reanudó» si no leyó la escena."""
-    found = reconcile_branch(stdout)
-    return BRANCH_WORDS[found] if found else NOT_RESUMED
+def decisive_files():
+    """Los archivos que deciden la verdad de un momento: el agente, sus cambios y lo que importa."""
+    harness = os.path.join(ROOT, "harness")
+    return sorted(
+        [
+            LESSON_AGENT,
+            escenarios.__file__,
+            __file__,
+            *glob.glob(os.path.join(harness, "*.py")),
+            *glob.glob(os.path.join(harness, "defenses", "*.py")),
+            *(os.path.join(harness, "notebook", f"{m}.py") for m in ("moments", "moment_run", "disk_state")),
+        ]
+    )
 
 
-def observe(root, n):
-    change, label, tool_use_id = MOMENTS[n]
-    workdir = os.path.join(root, "trabajo")
-    os.makedirs(workdir)
-    agent = escenarios.build(root, change)
-    run = functools.partial(run_agent_process, workdir, agent=agent, env=SCENARIO_ENV)
-    crashed = run(crash_after=label)
-    if not crashed.killed:
-        raise RuntimeError(f"el agente del escenario no murió en {label}: {crashed.stderr.strip()}")
-    state = read_disk_state(workdir)
-    resumed = run(resume=True)
-    return {
-        "pending_tool_use": state.pending["name"] if state.pending else None,
-        "tool_result_in_messages": tool_use_id in last_tool_results(state.checkpoint["messages"]),
-        "ledger_has_entry": tool_use_id in state.entries,
-        "reconcile_branch": branch(resumed.stdout),
-        "resume_finishes": resumed.returncode == 0,
-        "report_copies_after_resume": report_copies(os.path.join(workdir, REPORT_PATH)),
-        "notices_after_resume": escenarios.notices(workdir),
-    }
+def fingerprint():
+    digest = hashlib.sha256()
+    for path in decisive_files():
+        digest.update(os.path.relpath(path, ROOT).encode())
+        with open(path, "rb") as f:
+            digest.update(hashlib.sha256(f.read()).digest())
+    return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def measured():
-    """{«momento_n»: lo observado tras la caída y la reanudación del momento n}."""
+def observe_moment(moment_id):
+    """Las siete claves del momento ``moment_id``, medidas en una carpeta nueva."""
+    moment = FAMILY[moment_id]
+    with tempfile.TemporaryDirectory(prefix=f"momento-{moment_id}-") as root:
+        workdir = os.path.join(root, "trabajo")
+        os.makedirs(workdir)
+        return observe(workdir, escenarios.build(root, moment), moment, env=SCENARIO_ENV).keys
+
+
+def _cached(print_to):
+    try:
+        with open(CACHE, encoding="utf-8") as f:
+            stored = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    if stored.get("huella") == print_to:
+        return stored.get("verdades", {})
+    return {}
+
+
+def _store(print_to, truths):
+    os.makedirs(os.path.dirname(CACHE), exist_ok=True)
+    # Un temporal propio: dos procesos que guardan a la vez no se pisan a medio escribir.
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(CACHE), suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"huella": print_to, "verdades": truths}, f, ensure_ascii=False, indent=1, sort_keys=True)
+    os.replace(temporary, CACHE)
+
+
+def measured(ids):
+    """{id: las siete claves} de los momentos ``ids``: del archivo de la clase que se califica
+    (``TRUTH_FILE_ENV``) o de ``CACHE`` si su huella es la de hoy; lo que falta se mide y se guarda."""
+    ids = sorted(set(ids))
     if os.environ.get(TRUTH_FILE_ENV):
         with open(os.environ[TRUTH_FILE_ENV], encoding="utf-8") as f:
-            return json.load(f)
-    with tempfile.TemporaryDirectory() as root:
-        return {f"momento_{n}": observe(_fresh(root, f"m{n}"), n) for n in MOMENTS}
+            given = json.load(f)
+        if all(i in given for i in ids):
+            return {i: _in_order(given[i]) for i in ids}
+    unknown = [i for i in ids if i not in FAMILY]
+    if unknown:
+        raise KeyError(f"no son momentos de la familia: {', '.join(unknown)}")
+    print_to = fingerprint()
+    truths = _cached(print_to)
+    missing = [i for i in ids if i not in truths]
+    if missing:
+        with ThreadPoolExecutor(PARALLEL) as pool:
+            truths.update(zip(missing, pool.map(observe_moment, missing), strict=True))
+        _store(print_to, truths)
+    return {i: _in_order(truths[i]) for i in ids}
 
 
-def _fresh(root, name):
-    path = os.path.join(root, name)
-    os.makedirs(path)
-    return path
+def _in_order(keys):
+    """Las siete claves en el orden del enunciado (el archivo las guarda ordenadas por nombre)."""
+    return {field: keys[field] for field in OBSERVED_FIELDS}

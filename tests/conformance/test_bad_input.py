@@ -140,7 +140,7 @@ LEDGERS = {
         '{"toolu_01": {"name": "read_notes", "result": "ó", "at": 1}}'.encode("latin-1"),
         "No se pudo parsear",
     ),
-    "una lista": (b"[]", "No se pudo parsear effects.json"),
+    "una lista": (b"[]", "debe ser un objeto {tool_use_id: anotación} y es []"),  # parsea: dice qué le falta
     "anotación de texto": (b'{"toolu_01": "hecho"}', "la anotación de toolu_01 no es un objeto"),
     "herramienta desconocida": (
         b'{"toolu_01": {"name": "x", "result": "", "at": 1}}',

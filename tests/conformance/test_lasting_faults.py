@@ -75,16 +75,16 @@ def test_the_turn_limit_is_exit_1_and_resume_goes_on(run, workdir):
 
 @pytest.mark.parametrize("other", ["effects.json", "checkpoint.json"])
 def test_a_hard_linked_report_is_refused_and_nothing_is_written_through(run, workdir, other):
-    """La variante idempotente reanuda write_report con su clave: con report.txt como otro nombre de un
-    archivo del agente, se niega sin escribir nada (la escritura por omisión reescribe con rename y no
-    puede escribir a través del enlace: lo cubre la prueba de abajo)."""
+    """La variante idempotente reanudaría write_report con su clave: con report.txt como otro nombre de
+    un archivo del agente, la reanudación se niega antes de su primera escritura (la escritura por
+    omisión reescribe con rename y no puede escribir a través del enlace: lo cubre la prueba de abajo)."""
     variant = "idempotente"
     assert run(workdir, crash_after="after-save-a:3", variant=variant).killed
     os.link(workdir / other, workdir / "report.txt")  # report.txt y otro archivo del agente: el mismo
     before = {name: (workdir / name).read_bytes() for name in ("effects.json", "checkpoint.json")}
     done = run(workdir, resume=True, variant=variant)
     assert done.returncode == 1 and one_line(done), done.stderr
-    assert "write_report no pudo escribir en report.txt" in done.stderr and "enlace duro" in done.stderr
+    assert done.stderr.startswith("report.txt tiene 2 nombres") and "enlace duro" in done.stderr
     assert (workdir / other).read_bytes() == before[other]  # ni una letra a través del enlace
     assert json.loads((workdir / "effects.json").read_bytes()) is not None
     os.remove(workdir / "report.txt")

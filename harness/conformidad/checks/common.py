@@ -117,6 +117,8 @@ def crash_hint(result, label):
         return f"el agente rechazó su línea de comandos o su {VARIANT_VAR} (código {EXIT_USAGE}): mira su stderr, abajo"
     if result.returncode == -1:
         return "la corrida no terminó: ¿un bucle, o espera algo que no llega?"
+    if kill_line(crash_message(label)) in (result.stdout or ""):
+        return f"la caída ocurrió ahí, pero el agente salió con código {result.returncode}: una caída simulada sale con {EXIT_KILLED}"
     return f"la caída {moment(label)} nunca ocurrió: ¿llama tu agente a crash_point('{split(label)[0]}') ahí?"
 
 
@@ -166,20 +168,32 @@ def _label_record(ctx, label):
         return LabelRecord(label, crash, after_crash, resume, after_resume, last, final)
 
 
+def _clean_record(ctx):
+    with scratch() as w:
+        return run(ctx, w), read_disk_state(w)
+
+
 class Runs:
     """Las corridas de una suite: cada etiqueta se corre una vez, la pida la capacidad que la pida (y
-    aunque la pidan dos hilos a la vez)."""
+    aunque la pidan dos hilos a la vez); y una corrida sin caída, con la que se comparan los finales."""
 
     def __init__(self, ctx):
         self.ctx, self._done, self._locks, self._lock = ctx, {}, {}, threading.Lock()
 
-    def label(self, label):
+    def _once(self, key, make):
         with self._lock:
-            lock = self._locks.setdefault(label, threading.Lock())
+            lock = self._locks.setdefault(key, threading.Lock())
         with lock:
-            if label not in self._done:
-                self._done[label] = _label_record(self.ctx, label)
-            return self._done[label]
+            if key not in self._done:
+                self._done[key] = make(self.ctx)
+            return self._done[key]
+
+    def label(self, label):
+        return self._once(label, lambda ctx: _label_record(ctx, label))
+
+    def clean(self):
+        """(corrida, disco al terminar) de una corrida nueva sin caída."""
+        return self._once(None, _clean_record)
 
 
 def checkpoint_of(state):

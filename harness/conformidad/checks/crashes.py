@@ -31,7 +31,7 @@ def lesson_rows():
     return tuple(
         label_row(
             label,
-            ("crash", "branch", "refill", "final", "turns"),
+            ("crash", "tokens", "branch", "refill", "final", "turns"),
             scenario_of(label),
             EXPECTED_TEXT,
             "todo como en la lección",

@@ -9,6 +9,7 @@ from harness.contract import (
     CHECKPOINT_FILE,
     EFFECTS_FILE,
     EXIT_DONE,
+    EXIT_FAILED,
     HIT,
     IS_ERROR,
     NO_PENDING,
@@ -20,7 +21,7 @@ from harness.contract import (
 )
 from harness.notebook.disk_state import last_tool_results
 from harness.protocol import blocks_of, pairing_error
-from harness.scenario import EXPECTED, SAVE_A, SAVE_B, split
+from harness.scenario import EFFECT, EXPECTED, SAVE_A, SAVE_B, TOOL, split
 from harness.text import shorten
 
 from .common import RESUME_CRASH, checkpoint_of, crash_hint, died_at, ended, refilled_then_died
@@ -138,14 +139,18 @@ def crash_problems(record):
                 "pendingToolUse anota la llamada entera en el punto A: id, name e input (reconcile vuelve a ejecutarla con ese input)",
             )
         ]
+    messages = cp.get("messages") or []
     if not exp.pending and pending:
+        unsaved = pending.get("id") not in {b.get("tool_use_id") for b in blocks_of(messages, "tool_result")}
         return [
             (
                 f"{got} tras {label}",
-                "el punto B se guarda con pendingToolUse en null: el resultado ya está en messages",
+                f"la caída llegó antes que el punto B: {CHECKPOINT_FILE} todavía es el punto A de este turno. "
+                "crash_point('after-save-b') va justo después de guardar el punto B"
+                if kind == SAVE_B and unsaved
+                else "el punto B se guarda con pendingToolUse en null: el resultado ya está en messages",
             )
         ]
-    messages = cp.get("messages") or []
     problems = []
     ran = {b.get("tool_use_id") for b in blocks_of(messages, "tool_result")}
     if exp.pending and exp.pending.id in ran:  # el punto A, guardado después de la herramienta
@@ -176,15 +181,33 @@ def crash_problems(record):
                 "turns cuenta los turnos del modelo: en el turno N, vale N",
             )
         )
-    problems += ledger_problems(state.entries, exp.ledger, messages, f"tras {label}")
+    problems += _early_crash(kind, state, exp) or ledger_problems(
+        state.entries, exp.ledger, messages, f"tras {label}"
+    )
     if state.report_copies != exp.copies:
         problems.append(
             (
                 f"{state.report_copies} copias del reporte tras {label}",
-                "el reporte se escribe una sola vez, cuando corre write_report",
+                _MOVED_CRASH[TOOL]
+                if kind == TOOL and state.report_copies < exp.copies
+                else "el reporte se escribe una sola vez, cuando corre write_report",
             )
         )
     return problems
+
+
+_MOVED_CRASH = {
+    TOOL: "tras after-tool la herramienta ya corrió: crash_point('after-tool') va justo después de ejecutarla",
+    EFFECT: "tras after-effect-write la anotación de este turno ya está en el registro: save_effect la anota, y crash_point('after-effect-write') va justo después, nunca antes",
+}
+
+
+def _early_crash(kind, state, exp):
+    """La caída after-effect-write que llegó antes de anotar: falta solo la anotación de este turno."""
+    done = [c.id for c in exp.ledger[:-1]]
+    if kind == EFFECT and exp.ledger and list(state.entries) == done:
+        return [(f"{EFFECTS_FILE} tras after-effect-write sin {exp.ledger[-1].id}", _MOVED_CRASH[EFFECT])]
+    return []
 
 
 def _lost_pending_hint(kind, call_id, messages):
@@ -251,10 +274,7 @@ def refill_problems(record):
                 )
             ]
         return [
-            (
-                f"--resume con caída en {RESUME_CRASH}: {ended(record.resume)}",
-                "el --resume tiene que rellenar el punto B de la llamada colgante, anunciarlo («[save B] rellenado…») y guardarlo",
-            )
+            (f"--resume con caída en {RESUME_CRASH}: {ended(record.resume)}", _refill_hint(record.resume))
         ]
     cp = checkpoint_of(record.after_resume)
     if record.after_resume.pending:
@@ -279,6 +299,15 @@ def refill_problems(record):
                 "el punto B rellenado deja una conversación que la API rechazaría: un tool_use, su tool_result, en orden",
             )
         ]
+    sent = next((b for b in blocks_of(messages, "tool_use") if b.get("id") == exp.pending.id), {})
+    saved = record.after_crash.pending
+    if isinstance(saved, dict) and sent.get("input") != saved.get("input"):
+        return [
+            (
+                f"el turno rellenado pide {exp.pending.name} con input {shorten(json.dumps(sent.get('input'), ensure_ascii=False), 60)}",
+                "el turno del asistente rellenado rehace la llamada colgante entera: el id, el name y el input de pendingToolUse",
+            )
+        ]
     turn = split(record.label)[1]
     if cp.get("turns") != turn:
         return [
@@ -288,6 +317,15 @@ def refill_problems(record):
             )
         ]
     return refilled_result_problems(record, _tool_results(messages)[exp.pending.id])
+
+
+def _refill_hint(resumed):
+    """Por qué un --resume no llegó a su punto B rellenado: una traza, un error propio, o no lo hizo."""
+    if "Traceback" in (resumed.stderr or ""):
+        return crash_hint(resumed, RESUME_CRASH)
+    if resumed.returncode == EXIT_FAILED:
+        return f"el --resume salió con un error (código {EXIT_FAILED}) antes del punto B rellenado: su última línea de stderr dice cuál"
+    return "el --resume tiene que rellenar el punto B de la llamada colgante, anunciarlo («[save B] rellenado…») y guardarlo"
 
 
 def refilled_result_problems(record, result):
@@ -312,8 +350,8 @@ def refilled_result_problems(record, result):
             )
         ]
     entry = record.after_resume.entries.get(exp.pending.id)
-    if not isinstance(entry, dict):  # sin anotación: la causa es esa, y la nombra la fila del registro
-        return []
+    if not isinstance(entry, dict) or not isinstance(entry.get("result"), str):
+        return []  # sin anotación, o sin resultado: la causa es esa, y la nombra el registro
     if result.get("content") != entry.get("result"):
         return [
             (
@@ -324,7 +362,7 @@ def refilled_result_problems(record, result):
     return []
 
 
-def turn_problems(record):
+def turn_problems(record, runs):
     """Los números de turno a través de las corridas de una etiqueta (caída, --resume, segundo --resume):
     cada punto A abre el turno siguiente al último, cada punto B y la línea de reanudación dicen el
     turno en curso, y el punto de control final guarda el último. Una reanudación sigue contando."""
@@ -347,7 +385,75 @@ def turn_problems(record):
                 "turns cuenta los turnos del modelo de toda la tarea: al reanudar sigue desde el turns del punto de control",
             )
         ]
+    return resumed_token_problems(record, runs)
+
+
+def tokens_of(state):
+    return checkpoint_of(state).get("tokensUsed")
+
+
+_TOKENS_GO_ON = (
+    "tokensUsed es de toda la tarea, como turns: al reanudar sigue desde el del punto de control, no desde 0"
+)
+
+
+def resumed_token_problems(record, runs):
+    """tokensUsed a través de un --resume: el punto B rellenado guarda el que leyó (rellenar no es una
+    respuesta del modelo), y una reanudación que termina por el camino de la lección termina con el
+    mismo que una corrida sin caída."""
+    exp, read = EXPECTED[record.label], tokens_of(record.after_crash)
+    if exp.pending and refilled_then_died(record.resume) and tokens_of(record.after_resume) != read:
+        return [
+            (
+                f"el punto B rellenado guardó tokensUsed = {tokens_of(record.after_resume)}; el punto de control tenía {read}",
+                f"{_TOKENS_GO_ON}: el punto B rellenado guarda el que leyó",
+            )
+        ]
+    if exp.branch != NO_PENDING or record.finished.returncode != EXIT_DONE:
+        return []
+    clean, clean_state = runs.clean()
+    if clean.returncode == EXIT_DONE and tokens_of(record.final) != tokens_of(clean_state):
+        return [
+            (
+                f"tokensUsed = {tokens_of(record.final)} al terminar tras reanudar; sin caída, {tokens_of(clean_state)}",
+                _TOKENS_GO_ON,
+            )
+        ]
     return []
+
+
+def token_problems(record, runs):
+    """tokensUsed en el disco de la caída: cada punto A suma la respuesta que abrió su turno (guarda más
+    que el punto B anterior), y el punto B guarda el mismo que el punto A de su turno: entre los dos no
+    llega ninguna respuesta del modelo."""
+    kind, turn = split(record.label)
+    if kind not in (SAVE_A, SAVE_B) or not died_at(record.crash, record.label):
+        return []
+    got = tokens_of(record.after_crash)
+    if kind == SAVE_B:
+        partner = runs.label(f"{SAVE_A}:{turn}")
+        wanted = tokens_of(partner.after_crash) if died_at(partner.crash, partner.label) else got
+        if got == wanted:
+            return []
+        return [
+            (
+                f"tokensUsed = {got} en el punto B del turno {turn}; su punto A guardó {wanted}",
+                "el punto A y el punto B de un turno guardan el mismo tokensUsed: entre los dos no llega ninguna "
+                "respuesta del modelo, así que nada se suma ni se pierde",
+            )
+        ]
+    before = runs.label(f"{SAVE_B}:{turn - 1}") if turn > 1 else None
+    floor = tokens_of(before.after_crash) if before and died_at(before.crash, before.label) else 0
+    counted = isinstance(got, int) and not isinstance(got, bool)
+    if counted and (not isinstance(floor, int) or got > floor):
+        return []
+    return [
+        (
+            f"tokensUsed = {json.dumps(got)} en el punto A del turno {turn}; antes de esa respuesta, {floor}",
+            "tokensUsed suma el uso de cada respuesta del modelo apenas llega (input_tokens + output_tokens), "
+            "y el punto A lo guarda: cada punto A guarda más que el punto B anterior",
+        )
+    ]
 
 
 def _turn_hint(line, resumed):
@@ -390,8 +496,14 @@ def final_problems(record):
     if exp.pending and not record.last:
         return refilled_ledger_problems(record)
     if last.returncode != EXIT_DONE or done_text(last.stdout) is None:
+        said_done = done_text(last.stdout) is not None
         return [
-            (f"--resume: {ended(last)}", "tras reanudar, la tarea sigue hasta el final: [done] y código 0")
+            (
+                f"--resume: {ended(last)}",
+                f"imprimió [done] pero salió con código {last.returncode}: al terminar la tarea, código {EXIT_DONE}"
+                if said_done
+                else "tras reanudar, la tarea sigue hasta el final: [done] y código 0",
+            )
         ]
     problems = []
     if done_text(last.stdout) != exp.final_text:
@@ -420,15 +532,21 @@ def final_problems(record):
     return problems
 
 
-def aspects(record, *names):
-    """Los problemas de los aspectos pedidos, en orden: crash, branch, refill, final, turns."""
+# Los aspectos que comparan con otra corrida de la suite (``common.Runs``): reciben también ``runs``.
+WITH_RUNS = frozenset(("tokens", "turns"))
+
+
+def aspects(record, *names, runs=None):
+    """Los problemas de los aspectos pedidos, en orden: crash, tokens, branch, refill, final, turns."""
+    judges = {
+        "crash": crash_problems,
+        "tokens": token_problems,
+        "branch": branch_problems,
+        "refill": refill_problems,
+        "final": final_problems,
+        "turns": turn_problems,
+    }
     found = []
     for name in names:
-        found += {
-            "crash": crash_problems,
-            "branch": branch_problems,
-            "refill": refill_problems,
-            "final": final_problems,
-            "turns": turn_problems,
-        }[name](record)
+        found += judges[name](record, runs) if name in WITH_RUNS else judges[name](record)
     return found

@@ -62,7 +62,7 @@ def _fresh_hint(left):
         return "el reporte de la corrida anterior sigue ahí: fresh_scene lo quita (prepare_task_files) antes de empezar, o la corrida nueva lo escribe dos veces"
     if left:
         return f"fresh_scene dejó {', '.join(left)}: una corrida sin --resume no hereda ni punto de control ni registro de la anterior"
-    return "fresh_scene devuelve la escena de una corrida nueva: (0, 0, [la tarea]), turns y tokensUsed en 0"
+    return "fresh_scene devuelve el estado de una corrida nueva: (0, 0, [la tarea]), turns y tokensUsed en 0"
 
 
 def _kept_old_report(path):

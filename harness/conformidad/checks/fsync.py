@@ -10,7 +10,7 @@ from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.runs.strace_log import paths_of
 
 from ..processes import missing, scratch
-from ..rows import judged, not_applicable, not_yet
+from ..rows import judged, not_yet, unchecked
 from .common import died_at, ended
 from .faults import strace_missing
 from .save_kills import LABEL
@@ -59,7 +59,7 @@ def fsync_every_save(ctx):
     expected = "fsync del temporal antes del rename; fsync de la carpeta después"
     why = strace_missing()
     if why:
-        return not_applicable(scenario, why, SECTION)
+        return unchecked(scenario, expected, why, SECTION)
     with scratch() as w, tempfile.TemporaryDirectory() as logs:
         fresh, fresh_calls = record(ctx, w, os.path.join(logs, "nueva"), crash_after=LABEL)
         resumed, resume_calls = record(ctx, w, os.path.join(logs, "resume"), resume=True)

@@ -22,7 +22,7 @@ from .diagnosis import ended
 PIECE, TITLE = "clave", "la clave de idempotencia en reconcile"
 KEYED = f"{VARIANT_VAR}=idempotente"
 TORN = label(TOOL, len(TURNS))  # write_report ejecutada, sin anotación
-SECTION = "La clave de idempotencia"
+SECTION = "La clave de idempotencia, una opción"
 CHECKS = (
     f"{KEYED}, caída en {TORN} (el reporte ya escrito, sin anotación) y --resume: rama «{BRANCH_WORDS[RERUN]}» por «{KEYED_REASON}»",
     "una sola copia del reporte: la re-ejecución usa la misma clave (el tool_use_id)",

@@ -16,7 +16,7 @@ def label_row(label, names, scenario, expected, ok_text):
         piece = record.missing_piece()
         if piece:
             return not_yet(scenario, expected, piece)
-        problems = aspects(record, *names)
+        problems = aspects(record, *names, runs=runs)
         got, hint = problems[0] if problems else (ok_text, "")
         return judged(scenario, expected, got, not problems, hint, record.stderr())
 

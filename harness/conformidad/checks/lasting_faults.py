@@ -9,7 +9,7 @@ from harness.notebook.disk_state import read_disk_state
 from harness.tools import NOTES_PATH
 
 from ..processes import run, run_prefixed, scratch
-from ..rows import judged, not_applicable
+from ..rows import judged, unchecked
 from .diagnosis import ended
 from .faults import failing, strace_missing, without_strace
 
@@ -28,7 +28,7 @@ def lasting_eio(ctx):
     )
     why = strace_missing()
     if why:
-        return not_applicable(scenario, why, SECTION)
+        return unchecked(scenario, expected, why, SECTION)
     with scratch() as w:
         shutil.copy(NOTES, w)
         failed = without_strace(run_prefixed(ctx, w, failing(NOTES_PATH, "EIO")))

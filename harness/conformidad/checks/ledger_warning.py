@@ -8,7 +8,7 @@ from harness.protocol import blocks_of
 from harness.scenario import SAVE_B, TURNS
 
 from ..processes import run_prefixed, scratch
-from ..rows import judged, not_applicable
+from ..rows import judged, unchecked
 from .common import checkpoint_of, died_at
 from .diagnosis import crash_hint, ended
 from .faults import failing, strace_missing, without_strace
@@ -32,7 +32,7 @@ def failed_ledger_writes(ctx):
     expected = "137; en stderr, un aviso «[falló la escritura del registro] …» por cada llamada; sin is_error"
     why = strace_missing()
     if why:
-        return not_applicable(scenario, why)
+        return unchecked(scenario, expected, why)
     label = f"{SAVE_B}:{len(TURNS)}"
     with scratch() as w:
         done = without_strace(
@@ -48,12 +48,7 @@ def failed_ledger_writes(ctx):
     ]
     problem = None
     if not died_at(done, label):
-        problem = (
-            f"no murió en {label}: {ended(done)}",
-            "un registro que no se puede escribir no detiene la tarea: se avisa y se sigue"
-            if "Traceback" not in done.stderr
-            else crash_hint(done, label),
-        )
+        problem = (f"no murió en {label}: {ended(done)}", _stopped_hint(done, label))
     elif missing_warnings:
         problem = (
             f"sin aviso de {', '.join(missing_warnings)} en stderr",
@@ -68,6 +63,19 @@ def failed_ledger_writes(ctx):
         problem = (f"{state.report_copies} copias del reporte", "el reporte se escribe una vez")
     got, hint = problem or ("137, un aviso por llamada, ningún is_error", "")
     return judged(scenario, expected, got, problem is None, hint, done.stderr)
+
+
+def _stopped_hint(done, label):
+    """Por qué la corrida se detuvo con el registro fallando: el error del disco sin atrapar, otra traza,
+    o una salida propia."""
+    if "Traceback" not in done.stderr:
+        return "un registro que no se puede escribir no detiene la tarea: se avisa y se sigue"
+    if "No space left on device" in done.stderr:
+        return (
+            "el error de disco de save_effect (OSError) llegó hasta arriba y detuvo la tarea: atrápalo alrededor "
+            "de save_effect en run_tool_uses, avisa en stderr y sigue con el resultado real"
+        )
+    return crash_hint(done, label)
 
 
 ROWS = (failed_ledger_writes,)

@@ -12,6 +12,7 @@ CHECKS = (
     "tras ① (after-save-a:N): pendingToolUse = la llamada del turno N, sin su turno en messages, turns = N",
     "tras ③ (after-save-b:N): pendingToolUse = null y el tool_result del turno N al final de messages",
     f"en ambos: {EFFECTS_FILE} con exactamente las llamadas ya hechas (ids, nombres, resultados)",
+    "tokensUsed: cada punto A guarda más que el punto B anterior (suma la respuesta que abrió su turno), y el punto B, lo mismo que su punto A",
 )
 
 
@@ -23,7 +24,9 @@ def _expected(label):
 
 
 ROWS = tuple(
-    label_row(label, ("crash",), scenario_of(label), _expected(label), "el disco como lo deja la lección")
+    label_row(
+        label, ("crash", "tokens"), scenario_of(label), _expected(label), "el disco como lo deja la lección"
+    )
     for label in LABELS
     if split(label)[0] in (SAVE_A, SAVE_B)
 )

@@ -27,7 +27,7 @@ SECTIONS = (
     "El tope de turnos",
     "Ctrl-C o SIGTERM mientras espera al modelo",
     "Una tarea que ya terminó",
-    "La clave de idempotencia",
+    "La clave de idempotencia, una opción",
 )
 MODULES = (
     fsync,

@@ -22,10 +22,12 @@ WRONG_VERSION = (
     f"{CHECKPOINT_FILE} tiene version=2; este programa solo acepta version=1 y se niega a cargarlo."
 )
 TRUNCATED = '{"version":1,"turns":3,"pendingT'  # el JSON cortado de la lección
+# Versiones que no son 1 a ambos lados de él y con otro tipo: una comparación con < o >, o int(version), las deja pasar.
+OTHER_VERSIONS = (0, "1", 1.5)
 CHECKS = (
     f"sin {CHECKPOINT_FILE}: «No se encuentra…»",
     "el JSON cortado de la lección: «No se pudo parsear…»",
-    "version=2: «…se niega a cargarlo.»",
+    'version=2, y también 0, "1" y 1.5: «…se niega a cargarlo.»',
     "un punto de control válido se devuelve tal cual",
     f"--resume con {CHECKPOINT_FILE} cortado a mitad de un carácter UTF-8: una línea «No se pudo parsear…», código 1",
     "version=true: «…se niega a cargarlo.» (en Python True == 1; en la lección true !== 1)",
@@ -142,6 +144,15 @@ ROWS = (
         json.dumps({**sample_checkpoint(), "version": True}),
         f"{CHECKPOINT_FILE} tiene version=true",
         "true no es 1: en Python True == 1, así que compara también el tipo (la lección usa !==) y lanza el error «…se niega a cargarlo.»",
+    ),
+    *(
+        _error_row(
+            f"{CHECKPOINT_FILE} con version={json.dumps(version)}",
+            json.dumps({**sample_checkpoint(), "version": version}),
+            f"{CHECKPOINT_FILE} tiene version={json.dumps(version)}",
+            "solo version=1 se carga: cualquier otra (0, un texto, un número con decimales) lanza el error «…se niega a cargarlo.»",
+        )
+        for version in OTHER_VERSIONS
     ),
     valid,
     utf8_cut,

@@ -15,8 +15,9 @@ from .labels import label_row, scenario_of
 PIECE, TITLE = "reconcile", "reconcile: las tres ramas, en cada etiqueta"
 CHECKS = (
     "la rama que dice la línea de reconcile (o ninguna línea, con pendingToolUse en null)",
-    "el punto B rellenado: guardado (un --resume que muere justo después lo deja en disco), con el turns leído y el tool_result de la colgante: is_error con el texto de la lección, o sin is_error y con el resultado anotado",
+    "el punto B rellenado: guardado (un --resume que muere justo después lo deja en disco), con el turns leído, la llamada colgante entera (id, name, input) y el tool_result de la colgante: is_error con el texto de la lección, o sin is_error y con el resultado anotado",
     "los números de turno tras cada --resume (también tras una segunda caída): siguen desde el turns guardado; el punto de control final guarda el último",
+    "tokensUsed tras cada --resume: el punto B rellenado guarda el leído, y el final es el de una corrida sin caída",
     f"al terminar: [done] con el texto esperado, {EFFECTS_FILE} exacto (también la re-ejecución anotada), 1 copia del reporte",
     f"--resume con {EFFECTS_FILE} cortado: una línea que lo nombra, código 1, sin tratarlo como vacío",
 )

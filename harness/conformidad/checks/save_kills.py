@@ -23,13 +23,26 @@ from harness.scenario import EFFECT
 from harness.text import plural
 
 from ..processes import missing, run, scratch
-from ..rows import judged, not_applicable, not_yet
+from ..rows import judged, not_yet, unchecked
 from .common import crash_hint, died_at, ended
 from .faults import strace_missing
-from .save_trace import LEDGER, POINT_A, POINT_B, REFILL, RENAMES, changes_disk, kill_at, record, saves
+from .save_trace import (
+    LEDGER,
+    POINT_A,
+    POINT_B,
+    REFILL,
+    RENAMES,
+    changes_disk,
+    copies,
+    kill_at,
+    record,
+    saves,
+    watched,
+)
 
 LABEL = f"{EFFECT}:2"  # ya hay un registro y un punto de control que perder; el --resume rellena B
 KINDS = (POINT_A, POINT_B, REFILL, LEDGER)
+TARGET = {POINT_A: CHECKPOINT_FILE, POINT_B: CHECKPOINT_FILE, REFILL: CHECKPOINT_FILE, LEDGER: EFFECTS_FILE}
 FUNCTION = {CHECKPOINT_FILE: "save_checkpoint", EFFECTS_FILE: "save_effect"}
 SIGKILLED = (-9, 128 + 9)
 CHECKS = (
@@ -93,9 +106,6 @@ class Plan(NamedTuple):
     foreign_temp: str | None  # el temporal renombrado hacia el archivo, si estaba en otra carpeta
 
 
-KILL_TRIES = 3
-
-
 def kill_plan(save, calls, resume, w):
     """El ``Plan`` de ``save`` (de la grabación ``calls``, hecha en la carpeta real ``w``)."""
     final = os.path.join(w, save.target)
@@ -121,27 +131,24 @@ def _foreign_temp(save, calls, w):
     return next((s for s in sources if os.path.dirname(s) != w), None)
 
 
-def _killed(ctx, start, calls, i, resume, end):
+def _killed(ctx, start, recording, i, resume, end):
     """(código, estado de cada archivo, stderr) de la corrida que arranca en la copia ``start`` y muere antes
-    de la llamada ``i`` de la grabación; pasado el final, lo que dejó la grabación (``end``)."""
-    if i >= len(calls):
-        return SIGKILLED[0], end, ""
-    # Un runtime con hilos (Node y su libuv) puede hacer otra cantidad de llamadas en otra corrida igual:
-    # si la muerte no cayó, se vuelve a intentar antes de culpar al agente.
-    for _ in range(KILL_TRIES):
-        with scratch() as w:
-            shutil.copytree(start, w, dirs_exist_ok=True, symlinks=True)
-            done = run(ctx, w, resume=resume, crash_after=kill_at(calls, i))
-            found = done.returncode, file_states(w), done.stderr
-        if done.returncode in SIGKILLED:
-            break
-    return found
+    de la llamada ``i`` de la grabación ``recording`` (llamadas, nombres vigilados, carpeta); si después de
+    ``i`` no queda ninguna llamada sobre esos nombres, lo que dejó la grabación (``end``)."""
+    calls, names, recorded_in = recording
+    with scratch() as w:
+        at = kill_at(calls, i, names, recorded_in, w)
+        if at is None:
+            return SIGKILLED[0], end, ""
+        shutil.copytree(start, w, dirs_exist_ok=True, symlinks=True)
+        done = run(ctx, w, resume=resume, crash_after=at)
+        return done.returncode, file_states(w), done.stderr
 
 
 def every_syscall(ctx):
     why = strace_missing()
     if why:
-        return [not_applicable(scenario(kind), why) for kind in KINDS]
+        return [unchecked(scenario(kind), expected(TARGET[kind]), why) for kind in KINDS]
     with (
         scratch() as w,
         scratch() as before_resume,
@@ -160,6 +167,11 @@ def every_syscall(ctx):
         plans = {
             k: chosen.get(k) and kill_plan(chosen[k], calls[k == REFILL], k == REFILL, real) for k in KINDS
         }
+        # Solo cuentan las llamadas sobre los archivos de los guardados (strace -P): cada muerte es exacta.
+        names = watched(fresh_calls, saves(fresh_calls, w), w) | watched(
+            resume_calls, saves(resume_calls, w), w
+        )
+        recordings = {resume: (calls[resume], names, w) for resume in calls}
         # Cada corrida, una vez aunque la pidan dos guardados; todas en paralelo.
         starts = {False: empty, True: before_resume}
         ends = {False: file_states(before_resume), True: file_states(w)}
@@ -167,7 +179,7 @@ def every_syscall(ctx):
 
         def kill(point):
             resume, i = point
-            return _killed(ctx, starts[resume], calls[resume], i, resume, ends[resume])
+            return _killed(ctx, starts[resume], recordings[resume], i, resume, ends[resume])
 
         with ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
             states = dict(zip(points, pool.map(kill, points), strict=True))
@@ -257,6 +269,12 @@ def hint(kind, save, calls, j, state, old):
     """La causa, por lo que dejó la muerte y dónde: el rename antes de los datos, la escritura sin
     temporal, el archivo borrado antes de reemplazarlo."""
     target, function = save.target, FUNCTION[save.target]
+    if not save.renamed and copies(calls, save):
+        return (
+            f"el {kind} copia el temporal sobre {target} (shutil.copyfile): la copia abre {target}, lo vacía y "
+            f"recién después escribe, así que un SIGKILL en el medio lo deja a medias. Ponlo en su lugar con os.replace "
+            "(un rename): cambia el archivo entero de una vez"
+        )
     if not save.renamed:
         return (
             f"el {kind} se escribe directo sobre {target}, sin temporal ni rename: al abrirlo queda vacío, y un "

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
 from harness.runs.launcher import AtSyscall
-from harness.runs.strace_log import SAVE_TRACED, parse_log, paths_of, strace_prefix
+from harness.runs.strace_log import PATH_CALLS, SAVE_TRACED, parse_log, paths_of, strace_prefix
 
 from ..processes import run_prefixed
 
@@ -25,6 +25,8 @@ KEEPS_DISK = frozenset(("close", "fsync", "fdatasync"))
 WRITES = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
 RENAMES = ("rename", "renameat", "renameat2")
 WRITES_DATA = ("write", "pwrite64")
+# Las copias dentro del núcleo (shutil.copyfile usa sendfile): el índice del descriptor al que escriben.
+COPIES = {"sendfile": 0, "sendfile64": 0, "copy_file_range": 2}
 POINT_A, POINT_B, REFILL, LEDGER = "punto A", "punto B", "punto B rellenado", "registro"
 
 
@@ -67,6 +69,17 @@ def _data(call):
     return call.args[1] if len(call.args) > 1 and isinstance(call.args[1], bytes) else b""
 
 
+def _copied_to(call):
+    """La ruta a la que escribe una copia del núcleo (``COPIES``), o None."""
+    arg = call.args[COPIES[call.name]] if len(call.args) > COPIES[call.name] else None
+    return arg[1] if isinstance(arg, tuple) else None
+
+
+def copies(calls, save):
+    """¿Pone ``save`` sus datos en el archivo copiándolos (shutil.copyfile) en vez de con un rename?"""
+    return any(calls[i].name in COPIES for i in save.calls)
+
+
 def _fd_path(call):
     return call.args[0][1] if call.args and isinstance(call.args[0], tuple) else None
 
@@ -104,6 +117,8 @@ class _Open:
         elif call.name in WRITES_DATA and _target(_fd_path(call) or "", w) == self.target:
             self.data += _data(call)
             self.placed |= _fd_path(call) == final
+        elif call.name in COPIES and _copied_to(call) == final:
+            self.placed = True  # los datos son los del temporal, ya sumados al escribirlo
 
 
 def _kind(target, data):
@@ -143,8 +158,48 @@ def saves(calls, w):
     ]
 
 
-def kill_at(calls, i):
-    """El ``AtSyscall`` que mata la corrida justo antes de la llamada ``i`` de la grabación (la
-    ``n``-ésima con ese nombre)."""
-    name = calls[i].name
-    return AtSyscall(name, sum(c.name == name for c in calls[: i + 1]))
+def watched(calls, found, w):
+    """Los nombres, relativos a la carpeta ``w``, que tocan los guardados ``found``: sus archivos, sus
+    temporales y la carpeta misma («.»)."""
+    real, names = os.path.realpath(w), {"."}
+    for save in found:
+        for i in save.calls:
+            names |= {
+                os.path.relpath(p, real)
+                for p in paths_of(calls[i], real)
+                if p == real or os.path.dirname(p) == real
+            }
+    return frozenset(names)
+
+
+def filter_paths(w, names):
+    """Las rutas de ``strace -P`` para una corrida en ``w``: cada nombre como puede escribirlo el agente
+    (relativo, o absoluto con la carpeta tal cual o resuelta), que strace compara texto a texto."""
+    bases = {w, os.path.realpath(w)}
+    return tuple(sorted({*names, *(os.path.normpath(os.path.join(b, n)) for b in bases for n in names)}))
+
+
+def _filtered(call, paths):
+    """¿Cuenta ``call`` con ``strace -P paths``? Si nombra una de esas rutas, o usa un descriptor abierto
+    en una (AT_FDCWD no: strace no lo resuelve)."""
+    for arg in call.args:
+        if isinstance(arg, tuple) and arg[0] != "AT_FDCWD" and arg[1] in paths:
+            return True
+        if isinstance(arg, bytes) and call.name in PATH_CALLS and arg.decode("utf-8", "replace") in paths:
+            return True
+    return False
+
+
+def kill_at(calls, i, names, recorded_in, run_in):
+    """El ``AtSyscall`` que mata una corrida en ``run_in`` en el mismo estado que dejaría la grabación
+    (hecha en ``recorded_in``) muerta justo antes de su llamada ``i``: antes de la primera llamada sobre
+    ``names`` desde ``i`` (las de en medio no tocan esos archivos), contando solo las llamadas sobre
+    ``names``, así que la n-ésima es la misma en cada corrida. None si no queda ninguna: la corrida
+    entera deja lo mismo que la grabación."""
+    paths = frozenset(filter_paths(recorded_in, names))
+    j = next((k for k in range(i, len(calls)) if _filtered(calls[k], paths)), None)
+    if j is None:
+        return None
+    name = calls[j].name
+    when = sum(c.name == name and _filtered(c, paths) for c in calls[: j + 1])
+    return AtSyscall(name, when, filter_paths(run_in, names))

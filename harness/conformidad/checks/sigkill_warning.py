@@ -8,7 +8,7 @@ from harness.contract import EFFECTS_FILE, TMP_SUFFIX
 from harness.scenario import TURNS
 
 from ..processes import scratch
-from ..rows import judged, not_applicable
+from ..rows import judged, unchecked
 from .common import SCRIPTED_LOG, needs
 from .faults import failing, strace_missing
 from .ledger_warning import warning_line
@@ -29,7 +29,7 @@ def warning_before_sigkill(ctx):
     )
     why = unavailable() or strace_missing()
     if why:
-        return not_applicable(scenario, why, SECTION)
+        return unchecked(scenario, expected, why, SECTION)
     with scratch() as w:
         with waiting_for_model(ctx, w, prefix=failing(EFFECTS_FILE + TMP_SUFFIX, "ENOSPC")) as held:
             if held.holder is None:

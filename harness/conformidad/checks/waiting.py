@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 try:
     import fcntl
-except ImportError:  # Windows: sin FIFO con tope; ``unavailable`` dice por qué no aplica
+except ImportError:  # Windows: sin FIFO con tope; ``unavailable`` dice por qué no se pudo comprobar
     fcntl = None
 
 from harness.contract import MODEL_LOG_VAR, parse_log
@@ -25,7 +25,7 @@ from harness.runs.launcher import AgentRun, start_agent_process
 from harness.scenario import TASK
 
 from ..processes import scratch
-from ..rows import judged, not_applicable
+from ..rows import judged, unchecked
 
 SAFETY = 60  # una red de seguridad, no una medida: el agente llega ahí en décimas de segundo
 FIRST_REQUEST = (json.dumps([{"role": "user", "content": TASK}], ensure_ascii=False) + "\n").encode()
@@ -144,7 +144,7 @@ def while_waiting(ctx, scenario, expected, section, act, judge):
     si aquí no se puede dejarlo esperando, y ✗ si no llegó a esperar."""
     why = unavailable()
     if why:
-        return not_applicable(scenario, why, section)
+        return unchecked(scenario, expected, why, section)
     with scratch() as w:
         with waiting_for_model(ctx, w) as held:
             if held.holder is None:

@@ -36,7 +36,7 @@ def empty_folder(ctx):
         f"{CHECKPOINT_FILE} con ese JSON; ningún .tmp al lado",
         written == cp and not leftovers,
         got,
-        f"después de guardar, {CHECKPOINT_FILE} dice exactamente la escena, y el temporal ya no está",
+        f"después de guardar, {CHECKPOINT_FILE} dice exactamente el estado guardado, y el temporal ya no está",
     )
 
 

@@ -3,11 +3,14 @@
 // que llega la pantalla nueva: un doble clic, o un clic mientras corre el agente, no manda nada más.
 //
 // Teclado: las teclas sin Ctrl ni Cmd pulsadas dentro del laboratorio son suyas (JupyterLab y Notebook 7
-// no las ven como atajos: «a», «b», «d d» o Mayús+Enter no tocan las celdas); las combinaciones con Ctrl
-// o Cmd (guardar, la paleta de comandos, el panel lateral, deshacer) siguen hasta el notebook. El dibujo
-// es una sola parada del tabulador y las flechas mueven el foco entre huecos (izquierda y derecha en un
-// turno, arriba y abajo entre turnos); cuando llega la pantalla nueva, el foco vuelve al control que
-// actuó o, si se apagó, al siguiente control activo (la regla que cuenta la ayuda del laboratorio).
+// no las ven como atajos: «a», «b» o «d d» no tocan las celdas); las combinaciones con Ctrl o Cmd
+// (guardar, la paleta de comandos, el panel lateral, deshacer) y Mayús+Enter o Alt+Enter (ejecutar la
+// celda) siguen hasta el notebook, y nunca pulsan el botón con foco. El dibujo es una sola parada del
+// tabulador y las flechas mueven el foco entre huecos (izquierda y derecha en un turno, arriba y abajo
+// entre turnos); cuando llega la pantalla nueva, el foco vuelve al control que actuó o, si se apagó, al
+// siguiente control activo (la regla que cuenta la ayuda del laboratorio). Un clic con el ratón en un
+// botón o un hueco deja el foco en la celda, como cualquier clic en una salida: Enter y Mayús+Enter
+// hacen entonces lo de siempre en JupyterLab (editar, ejecutar), no pulsan otra vez el botón.
 
 const BUTTONS = [
   ["run", "Ejecutar", "cl-primary"],
@@ -19,8 +22,10 @@ const OFFLINE =
   "Este es el último estado guardado del laboratorio: ejecuta esta celda para usarlo (si el kernel está " +
   "ocupado con otra celda, los controles se encienden cuando termine).";
 
-// Las teclas que son del notebook: las combinaciones con Ctrl o Cmd (Meta).
-const forNotebook = (event) => event.ctrlKey || event.metaKey;
+// Las teclas que son del notebook: las combinaciones con Ctrl o Cmd (Meta), y Enter con Mayús o Alt
+// (ejecutar la celda, como en cualquier parte del notebook).
+const forNotebook = (event) =>
+  event.ctrlKey || event.metaKey || (event.key === "Enter" && (event.shiftKey || event.altKey));
 const SUPPRESS = "data-lm-suppress-shortcuts";
 const KEYS_READY = Symbol.for("crash-lab-keys");
 
@@ -40,6 +45,44 @@ function listenForKeys() {
   window[KEYS_READY] = true;
   window.addEventListener("keydown", markKey, true);
   window.addEventListener("keyup", markKey, true);
+}
+
+// El dibujo cabe en el ancho que le da el notebook, con su letra entera (nunca se achica): cuatro pasos
+// por línea si caben, si no dos, si no uno; el nombre del turno a la izquierda si cabe, si no encima.
+// Las medidas vienen en el SVG (picture.py); se mueve cada paso entero (caja, flecha, marca y hueco).
+const LAYOUTS = [[4, true], [2, true], [2, false], [1, true], [1, false]];
+const NAME_H = 24; // la línea del nombre del turno cuando va encima de sus pasos
+const TURN_GAP = 12; // el aire entre dos turnos que ocupan más de una línea
+
+function fit(svg, room) {
+  if (!svg || !svg.dataset.cell) return;
+  const [cell, row, left, top] = ["cell", "row", "left", "top"].map((key) => Number(svg.dataset[key]));
+  const turns = [...svg.querySelectorAll(".cl-turn")];
+  const steps = turns.length ? turns[0].querySelectorAll(".cl-cell").length : 0;
+  const [cols, aside] =
+    LAYOUTS.find(([n, side]) => (side ? left : 0) + n * cell <= room) || LAYOUTS[LAYOUTS.length - 1];
+  const x0 = aside ? left : 0;
+  const lines = Math.ceil(steps / cols);
+  const gap = lines > 1 ? TURN_GAP : 0;
+  let y = top;
+  for (const turn of turns) {
+    const name = turn.querySelector(".cl-name");
+    const [number, tool] = name.querySelectorAll("text");
+    name.setAttribute("transform", `translate(0 ${y})`);
+    number.setAttribute("y", aside ? 22 : 17);
+    tool.setAttribute("y", aside ? 41 : 17);
+    tool.setAttribute("x", aside ? 2 : 2 + number.getComputedTextLength() + 8);
+    if (!aside) y += NAME_H;
+    turn.querySelectorAll(".cl-cell").forEach((node, i) => {
+      const [x, line] = [x0 + (i % cols) * cell, y + Math.floor(i / cols) * row];
+      node.setAttribute("transform", `translate(${x} ${line})`);
+    });
+    y += lines * row + gap;
+  }
+  const [width, height] = [x0 + cols * cell, y - gap];
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
 }
 
 function make(tag, attrs = {}, text = "") {
@@ -95,8 +138,21 @@ function build(el, uid) {
 // Un notebook guardado guarda el estado de cada laboratorio en sus metadatos (lo que hace JupyterLab con
 // «Save Widget State Automatically», que viene apagado): abierto otra vez sin este kernel, el widget
 // se dibuja con su último estado en vez de «Error displaying widget: model not found». Solo los
-// laboratorios: el estado de los demás widgets queda como lo deje JupyterLab.
+// laboratorios que una salida muestra ahora (el de una celda vuelta a correr, o uno que nunca se mostró,
+// no): con esa opción encendida, JupyterLab guarda todos los modelos vivos. El estado de los demás
+// widgets queda como lo deje JupyterLab.
 const WIDGET_STATE = "application/vnd.jupyter.widget-state+json";
+// Cuántas vistas dibujadas tiene cada laboratorio (por el id de su modelo), en toda la página: cada
+// vista suma una al dibujarse y la resta al quitarse (su salida se borró, la celda volvió a correr).
+const SHOWN = Symbol.for("crash-lab-shown");
+const shownViews = () => (window[SHOWN] ??= new Map());
+
+function countView(id, step) {
+  const views = shownViews();
+  const count = (views.get(id) || 0) + step;
+  if (count > 0) views.set(id, count);
+  else views.delete(id);
+}
 const isLab = (entry) => Boolean(entry && entry.state && entry.state.view && "ticket" in entry.state.view);
 const refs = (entry) =>
   Object.values(entry.state)
@@ -119,7 +175,7 @@ function keepStateOnSave(manager) {
     const stale = new Set(old.flatMap(([id, entry]) => [id, ...refs(entry)]));
     const state = Object.fromEntries(Object.entries(saved.state || {}).filter(([id]) => !stale.has(id)));
     for (const [id, entry] of Object.entries(live)) {
-      if (!isLab(entry)) continue;
+      if (!isLab(entry) || !shownViews().has(id)) continue; // solo los que una salida muestra
       state[id] = entry;
       // Y los modelos que nombra (su «layout»): sin ellos el laboratorio no se puede rehacer.
       for (const ref of refs(entry)) if (live[ref]) state[ref] = live[ref];
@@ -136,6 +192,7 @@ function render({ model, el }) {
   let locked = false;
   let acting = null; // el control que mandó el último pedido: recibe el foco con la pantalla nueva
   let live = false; // llegó al menos una pantalla del kernel a esta vista
+  let room = -1; // el ancho que tenía el dibujo la última vez que se acomodó
 
   function controls() {
     return [...Object.values(ui.buttons), ui.select, ...ui.variants.querySelectorAll("input")];
@@ -154,8 +211,9 @@ function render({ model, el }) {
 
   function send(message, from) {
     if (locked) return; // un clic repetido, o uno mientras corre el agente: la página lo ignora
-    acting = from;
+    acting = from.pointer ? null : from;
     lock();
+    if (from.pointer) toCell();
     if (message.action !== "choose") ui.status.textContent = "Corriendo el agente en un proceso aparte…";
     model.send({ ...message, ticket: model.get("view").ticket });
   }
@@ -187,6 +245,14 @@ function render({ model, el }) {
     const at = order.indexOf(same);
     const live = (node) => !node.disabled;
     return order.slice(at + 1).find(live) || order.slice(0, at).reverse().find(live) || null;
+  }
+
+  // Después de un clic con el ratón el foco queda en la celda del laboratorio, como tras un clic en
+  // cualquier salida (no en el botón, que Enter volvería a pulsar); fuera de JupyterLab, en ninguna parte.
+  function toCell() {
+    const cell = ui.root.closest(".jp-Cell");
+    if (cell) cell.focus({ preventScroll: true });
+    else if (ui.root.contains(document.activeElement)) document.activeElement.blur();
   }
 
   function restoreFocus() {
@@ -228,6 +294,8 @@ function render({ model, el }) {
     );
     ui.select.value = view.label;
     ui.picture.innerHTML = view.picture;
+    room = ui.picture.clientWidth;
+    fit(ui.picture.querySelector("svg"), room);
     rovingGaps(view.label);
     ui.story.textContent = view.story;
     ui.legend.textContent = view.legend;
@@ -262,13 +330,17 @@ function render({ model, el }) {
 
   for (const button of Object.values(ui.buttons)) {
     const key = button.dataset.action;
-    button.addEventListener("click", () => send({ action: key }, { kind: "button", key }));
+    // «detail» cuenta los clics del ratón: 0 cuando el botón se pulsó con Enter o espacio.
+    button.addEventListener("click", (event) =>
+      send({ action: key }, { kind: "button", key, pointer: event.detail > 0 }),
+    );
   }
   ui.select.addEventListener("change", () => choose(ui.select.value, null, { kind: "select" }));
   // Pulsar un hueco del dibujo elige esa caída (también con Enter o espacio desde el teclado).
   ui.picture.addEventListener("click", (event) => {
     const gap = event.target.closest("[data-label]");
-    if (gap) choose(gap.dataset.label, null, { kind: "gap", key: gap.dataset.label });
+    const from = { kind: "gap", key: gap && gap.dataset.label, pointer: event.detail > 0 };
+    if (gap) choose(gap.dataset.label, null, from);
   });
   // Izquierda y derecha recorren los huecos en orden (al final de un turno pasan al siguiente); arriba
   // y abajo van al mismo hueco del turno anterior o siguiente, sin dar la vuelta.
@@ -303,6 +375,18 @@ function render({ model, el }) {
   ui.root.addEventListener("keydown", (event) => {
     if (!forNotebook(event)) event.stopPropagation();
   });
+  // Mayús+Enter (o Alt, Ctrl, Cmd) en un botón es del notebook: si ningún atajo la tomó, el navegador
+  // pulsaría el botón al llegar su «keypress» (en Reiniciar, borrar los archivos). No lo pulsa.
+  ui.root.addEventListener("keypress", (event) => {
+    if (event.key === "Enter" && forNotebook(event)) event.preventDefault();
+  });
+  // Cuando el notebook cambia de ancho (el panel lateral, la ventana), el dibujo se vuelve a acomodar.
+  const resized = new ResizeObserver(() => {
+    if (ui.picture.clientWidth === room) return;
+    room = ui.picture.clientWidth;
+    fit(ui.picture.querySelector("svg"), room);
+  });
+  resized.observe(ui.picture);
   listenForKeys();
 
   // Hasta que el kernel contesta, esta vista puede ser una restaurada de un notebook guardado (sin
@@ -321,7 +405,11 @@ function render({ model, el }) {
   model.on("msg:custom", hello);
   model.send({ action: "hello" });
   keepStateOnSave(model.widget_manager);
+  const id = model.get("view").model;
+  countView(id, 1);
   return () => {
+    countView(id, -1);
+    resized.disconnect();
     model.off("change:view", arrived);
     model.off("msg:custom", hello);
   };
