@@ -58,6 +58,8 @@ ORDER_VAR = "ORDER"
 DETOUR_VAR = "SCRIPTED_MODEL_DETOUR"
 DETOUR_UNKNOWN_TOOL = "herramienta-desconocida"
 UNKNOWN_TOOL = "borrar_todo"
+# Con --live: las credenciales estáticas que lee el SDK, en su orden (con las dos, manda la clave).
+CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 # —— Línea de comandos y códigos de salida ——
 

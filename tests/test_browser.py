@@ -576,6 +576,100 @@ def test_every_column_of_the_picture_fits_and_no_picture_letter_is_under_11_px(
     shot(page, f"columnas_{app}_{width}")
 
 
+# Cada imagen de la vista guardada: [texto alternativo, la letra más chica del SVG por la escala con que
+# se muestra, izquierda, derecha, arriba].
+PREVIEW_IMAGES = """(root) => [...root.querySelectorAll('img[src^="data:image/svg+xml;base64,"]')].map((img) => {
+  const sizes = [...atob(img.src.split(',')[1]).matchAll(/font-size=["']([\\d.]+)["']/g)].map((m) => Number(m[1]));
+  const box = img.getBoundingClientRect();
+  return [img.alt, Math.min(...sizes) * box.width / img.naturalWidth, box.left, box.right, box.top];
+})"""
+
+
+def preview_notebook(folder):
+    """Un notebook con la vista guardada del laboratorio tal como la arma el código de hoy (lo que el
+    notebook del curso guarda: el HTML, sin la vista del widget), de una corrida que murió en el turno 3
+    y con otra caída elegida: las dos marcas."""
+    from harness.crash_lab import CrashLab
+
+    lab = CrashLab(workdir=folder / "_trabajo", agent=REFERENCE_AGENT)
+    lab.choose(label="after-tool:3", variant="dos-puntos")
+    lab.run()
+    lab.choose(label="after-save-b:2", variant="dos-puntos")
+    data, _ = lab._repr_mimebundle_()
+    output = nbformat.v4.new_output("display_data", {k: data[k] for k in ("text/html", "text/plain")})
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("lab", outputs=[output])]
+    nbformat.write(nb, folder / "vista.ipynb")
+    return nb
+
+
+def check_preview(page, root, width):
+    """La vista guardada a este ancho: cada paso a su tamaño (nunca achicado), dentro de la salida y de
+    la ventana, sin desplazar nada a lo ancho, y ninguna letra (del HTML o de las imágenes) de menos de
+    11 px. Y los pasos van de a cuatro, dos o uno por línea, los más que quepan (como el laboratorio vivo)."""
+    images = root.evaluate(PREVIEW_IMAGES)
+    assert len(images) == 3 * 4
+    small = [(alt, px) for alt, px, *_ in images if px < MIN_PX]
+    assert small == [], f"letra de menos de {MIN_PX} px en la vista guardada a {width} px: {small[:3]}"
+    box = root.bounding_box()
+    right = min(box["x"] + box["width"], width)
+    outside = [alt for alt, _, left, end, _ in images if left < box["x"] - 0.5 or end > right + 0.5]
+    assert outside == [], f"pasos fuera de la vista a {width} px: {outside[:3]}"
+    assert root.evaluate("(r) => r.scrollWidth <= r.clientWidth")
+    assert page.evaluate(SMALL_TEXT, [root.element_handle(), MIN_PX]) == []
+    first_turn = [(left, end, top) for alt, _, left, end, top in images if alt.startswith("Turno 1,")]
+    per_line = sum(abs(top - first_turn[0][2]) < 1 for _, _, top in first_turn)
+    step = first_turn[0][1] - first_turn[0][0]
+    room = root.evaluate("(r) => r.clientWidth")
+    assert per_line == (4 if room >= 4 * step else 2 if room >= 2 * step else 1), (width, room, per_line)
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_the_saved_preview_reflows_and_no_letter_is_under_11_px(server, browser, app):
+    """La vista guardada (sin kernel ni JavaScript del laboratorio) a cada ancho de WINDOWS: los pasos
+    pasan de línea como en el laboratorio vivo (cuatro, dos o uno), nunca se achican."""
+    from playwright.sync_api import expect
+
+    from harness.crash_lab.view import PREVIEW_LINE
+
+    folder = server.root / f"vista_{app}"
+    folder.mkdir()
+    preview_notebook(folder)
+    name = f"vista_{app}/vista.ipynb"
+    with own_page(server, browser, name) as page:
+        open_notebook(page, server, app, name, wait_kernel=False)
+        root = page.locator(".jp-OutputArea-output .cl-preview", has_text=PREVIEW_LINE)
+        expect(root).to_be_visible(timeout=STEP_MS)
+        for shown_app, width, height, files in WINDOWS:
+            if shown_app != app:
+                continue
+            page.set_viewport_size({"width": width, "height": height})
+            file_browser(page, app, files)
+            page.wait_for_function("() => [...document.images].every((i) => i.complete)")
+            check_preview(page, root, width)
+            page.screenshot(path=os.path.join(SCREENSHOT_DIR, f"vista_{app}_{width}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("width", [1280, 800, 400])
+def test_the_saved_preview_without_scripts_or_styles_keeps_its_letters(browser, tmp_path, width):
+    """Lo que muestra nbviewer (el HTML de nbconvert) y GitHub (sin scripts): la vista guardada en una
+    página sin JavaScript, a cada ancho; sin red, nada que cargar de afuera."""
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(preview_notebook(tmp_path))
+    context = browser.new_context(java_script_enabled=False, viewport={"width": width, "height": 720})
+    try:
+        page = context.new_page()
+        page.route(re.compile(r"^(?!data:)"), lambda route: route.abort())
+        page.set_content(body, wait_until="domcontentloaded")
+        root = page.locator(".cl-preview")
+        page.wait_for_function("() => [...document.images].every((i) => i.complete)")
+        check_preview(page, root, width)
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_shift_enter_on_a_button_runs_the_cell_and_never_presses_it(labs, app):
     """Mayús+Enter ejecuta la celda, como en todo el notebook, también con el foco en Reiniciar (que

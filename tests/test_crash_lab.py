@@ -782,15 +782,49 @@ def test_hello_from_a_view_gets_an_answer_without_a_new_screen(lab, monkeypatch)
     assert sent == [{"action": "hello"}] and lab.widget.view["ticket"] == ticket
 
 
+def preview_images(text):
+    """Las imágenes de la vista guardada: [(texto alternativo, el SVG)]."""
+    import base64
+
+    return [
+        (html.unescape(alt), base64.b64decode(src).decode("utf-8"))
+        for alt, src in re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"', text)
+    ]
+
+
 def test_the_saved_preview_describes_the_last_state(lab):
     lab.choose(label="after-tool:3", variant="dos-puntos")
     lab.run()
     lab.resume()
     data, _ = lab._repr_mimebundle_()
-    alt = html.unescape(re.search(r'<img alt="([^"]*)"', data["text/html"]).group(1))
-    assert alt.startswith("Qué pasó en cada turno. Turno 1, read_notes: punto A (pending=read_notes)")
-    assert "El proceso murió en «turno 3 · ② herramienta ejecutada, registro sin escribir»." in alt
+    alts = [alt for alt, _ in preview_images(data["text/html"])]
+    assert alts[0] == "Turno 1, read_notes, paso 1 de 4: punto A (pending=read_notes): ✓ en la corrida."
+    (died,) = [alt for alt in alts if "murió" in alt]
+    assert died.startswith("Turno 3, write_report, paso 2 de 4: herramienta")
+    assert "<b>turno 3</b> · write_report" in data["text/html"]  # el nombre del turno, en texto
     assert "sin correr" not in data["text/html"] and "Pulsa un hueco" not in data["text/html"]
+
+
+def test_the_saved_preview_is_one_small_image_per_step_at_the_letter_of_the_lab(lab):
+    """Cada paso es su propia imagen, de menos de 250 px (cabe entera en una salida de 400 px y pasa de
+    línea en vez de achicarse), con la letra del laboratorio; los de cada turno van de a dos."""
+    lab.choose(label="after-save-a:2", variant="dos-puntos")
+    lab.run()
+    lab.choose(label="after-save-b:3", variant="dos-puntos")
+    data, _ = lab._repr_mimebundle_()
+    images = preview_images(data["text/html"])
+    assert len(images) == 3 * 4
+    for alt, svg in images:
+        assert int(re.search(r"<svg[^>]* width='(\d+)'", svg)[1]) < 250, alt
+        assert {int(px) for px in re.findall(r"font-size='(\d+)'", svg)} == {14}, alt
+    assert [alt for alt, _ in images if "próxima caída elegida" in alt][0].startswith(
+        "Turno 3, write_report, paso 4"
+    )
+    assert (
+        sum("class='cl-mark-next'" in svg for _, svg in images) == 1
+        and sum("class='cl-mark-kill'" in svg for _, svg in images) == 1
+    )
+    assert data["text/html"].count("<span style='display:inline-block'><img") == 3 * 2
 
 
 STORED_PICTURES = ["leccion_6_puntos_de_control", "laboratorio_de_caidas", "mas_alla_motor_durable"]

@@ -10,7 +10,6 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from harness.defenses import live_model
 from harness.notebook import turn_cost
 from harness.notebook.turn_cost import durable_turn, show_turn_cost, time_turns, times_text
 from tests.fake_messages_api import TEST_KEY, FakeMessagesAPI
@@ -90,10 +89,6 @@ def test_a_failed_live_call_says_so_and_falls_back_to_the_cited_figure(no_creden
         out = printed(turn_cost.Turns(0.5, [1]), turn_cost.Turns(2.0, [1]))
     assert "no se mide aquí (la llamada de --live falló:" in out
     assert "no es una medición" in out and "medido ahora" not in out
-
-
-def test_the_credentials_are_the_ones_live_uses():
-    assert turn_cost.CREDENTIALS == live_model.CREDENTIALS
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,9 @@ cajas quedan «sin correr». Cada hueco entre pasos es un botón que elige esa c
 ``aria-pressed``); el dibujo es un grupo con nombre, no una imagen, porque tiene botones. Se dibuja a
 su tamaño, con el texto a la letra del notebook (nunca se achica): cada paso (su caja, su flecha, su
 hueco y su marca) es un grupo ``cl-cell`` que la página (``static/crash_lab.js``) reacomoda en dos o
-una columna cuando las cuatro no caben; aquí se arma en cuatro, como lo ve la vista guardada. Los colores salen
-de variables CSS con el tema claro u oscuro de JupyterLab, con valores de reserva para nbviewer o
+una columna cuando las cuatro no caben; aquí se arma en cuatro. La vista guardada (sin JavaScript)
+muestra cada paso como una imagen aparte (``step_svg``), que pasa de línea como una palabra. Los colores
+salen de variables CSS con el tema claro u oscuro de JupyterLab, con valores de reserva para nbviewer o
 GitHub; el color nunca va solo: cada estado lleva su palabra y su símbolo.
 """
 
@@ -130,9 +131,9 @@ def _gap_target(turn, step, variant, chosen):
     )
 
 
-def _cell(turn, step, timeline, chosen, chosen_variant):
-    """Un paso del turno en su grupo: la caja, la flecha al siguiente, la marca de la caída (la de
-    esta corrida o la elegida) y el hueco que la elige; la página mueve el grupo entero."""
+def _cell_parts(turn, step, timeline, chosen, chosen_variant):
+    """Lo que dibuja un paso del turno: la caja, la flecha al siguiente y la marca de la caída (la de
+    esta corrida o la elegida), en las coordenadas de su paso."""
     state = _box_state(turn if timeline.ran else None, step, timeline)
     parts = [_box(state, *_texts(turn, step, timeline.variant))]
     if step < SAVE_B:
@@ -140,16 +141,62 @@ def _cell(turn, step, timeline, chosen, chosen_variant):
             f"<text class='cl-arrow' x='{_GAP_X}' y='{_BOX_H / 2 + 4}' text-anchor='middle' "
             f"font-size='{FONT}'>→</text>"
         )
+    mark = _mark_at(turn, step, timeline, chosen, chosen_variant)
+    if mark is not None:
+        parts.append(_marker(planned=mark))
+    return parts
+
+
+def _mark_at(turn, step, timeline, chosen, chosen_variant):
+    """False si el proceso murió después de este paso, True si ahí va la caída elegida, o None."""
     here = (turn.number, step)
     if timeline.crash == here:
-        parts.append(_marker(planned=False))
-    elif chosen and exists_in(chosen, chosen_variant):
+        return False
+    if chosen and exists_in(chosen, chosen_variant):
         kind, number = split_label(chosen)
         if (number, STEP_KINDS.index(kind)) == here:
-            parts.append(_marker(planned=True))
+            return True
+    return None
+
+
+def _cell(turn, step, timeline, chosen, chosen_variant):
+    """Un paso del turno en su grupo, con el hueco que elige su caída; la página mueve el grupo entero."""
+    parts = _cell_parts(turn, step, timeline, chosen, chosen_variant)
     parts.append(_gap_target(turn.number, step, chosen_variant, chosen))
     x, y = _LEFT + step * _CELL_W, _TOP + (turn.number - 1) * _ROW_H
     return f"<g class='cl-cell' transform='translate({x} {y})'>{''.join(parts)}</g>"
+
+
+_PAD = 2  # el margen de un paso suelto: el borde grueso de su caja no se corta
+
+
+def step_svg(turn, step, timeline, chosen, chosen_variant):
+    """Un paso solo, como SVG aparte (la vista guardada: una imagen por paso, que pasa a la línea
+    siguiente en vez de achicarse). Sin hueco para pulsar: una imagen no tiene botones."""
+    parts = "".join(_cell_parts(turn, step, timeline, chosen, chosen_variant))
+    width, height = _CELL_W + _PAD, _BOX_H + 2 * _PAD
+    return (
+        f"<svg class='cl-svg' xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}'>{STYLE}<g transform='translate({_PAD} {_PAD})'>{parts}</g></svg>"
+    )
+
+
+def step_alt(turn, step, timeline, chosen, chosen_variant):
+    """Un paso en palabras (el texto alternativo de su imagen): su turno, su caja con su estado y la
+    caída que lo sigue, si la hay."""
+    title, detail = _texts(turn, step, timeline.variant)
+    state = STATES[_box_state(turn if timeline.ran else None, step, timeline)][1]
+    alt = (
+        f"Turno {turn.number}, {turn.tool}, paso {step + 1} de {len(STEP_KINDS)}: {title} ({detail}): {state}"
+    )
+    mark = _mark_at(turn, step, timeline, chosen, chosen_variant)
+    if mark is not None:
+        alt += (
+            "; después de este paso va la próxima caída elegida"
+            if mark
+            else "; después de este paso murió el proceso"
+        )
+    return alt + "."
 
 
 def _turn(turn, timeline, chosen, chosen_variant):
@@ -167,8 +214,7 @@ def _turn(turn, timeline, chosen, chosen_variant):
 def turn_svg(timeline, chosen, chosen_variant):
     """El SVG: los turnos de ``timeline`` y la caída elegida (``chosen``) para el próximo Ejecutar. Sus
     medidas van en ``data-*``: con ellas la página reacomoda los pasos sin repetirlas."""
-    empty = ((),) * len(STEP_KINDS)
-    turns = timeline.turns or tuple(Turn(n, tool, empty, "") for n, tool in enumerate(TURN_TOOLS, 1))
+    turns = shown_turns(timeline)
     body = "".join(_turn(turn, timeline, chosen, chosen_variant) for turn in turns)
     height = _TOP + len(turns) * _ROW_H
     sizes = f"data-cell='{_CELL_W}' data-row='{_ROW_H}' data-left='{_LEFT}' data-top='{_TOP}'"
@@ -184,26 +230,10 @@ def picture_title(timeline):
     return "Qué pasó en cada turno" if timeline.ran else "Los turnos de la corrida, todavía sin correr"
 
 
-def describe(timeline, chosen, variant):
-    """El dibujo en palabras (el texto alternativo de la imagen guardada): cada turno, cada caja con su
-    estado, dónde murió el proceso y la caída elegida."""
+def shown_turns(timeline):
+    """Los turnos que se dibujan: los de la historia o, antes de correr nada, los del guion sin correr."""
     empty = ((),) * len(STEP_KINDS)
-    turns = timeline.turns or tuple(Turn(n, tool, empty, "") for n, tool in enumerate(TURN_TOOLS, 1))
-    lines = [picture_title(timeline) + "."]
-    for turn in turns:
-        boxes = []
-        for step in range(len(STEP_KINDS)):
-            title, detail = _texts(turn, step, timeline.variant)
-            state = STATES[_box_state(turn if timeline.ran else None, step, timeline)][1]
-            boxes.append(f"{title} ({detail}): {state}")
-        lines.append(f"Turno {turn.number}, {turn.tool}: " + "; ".join(boxes) + ".")
-    if timeline.crash:
-        turn, step = timeline.crash
-        where = describe_label(label_of(STEP_KINDS[step], turn), timeline.variant)
-        lines.append(f"El proceso murió en «{where}».")
-    if chosen and exists_in(chosen, variant):
-        lines.append(f"Próxima caída elegida: {describe_label(chosen, variant)}.")
-    return " ".join(lines)
+    return timeline.turns or tuple(Turn(n, tool, empty, "") for n, tool in enumerate(TURN_TOOLS, 1))
 
 
 LEGEND = (

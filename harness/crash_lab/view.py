@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 from harness.contract import CRASH_VAR, VARIANT_VAR
 from harness.crash_lab.ending import DONE, SIGNAL, ending
-from harness.crash_lab.picture import LEGEND, describe, turn_svg
+from harness.crash_lab.picture import LEGEND, shown_turns, step_alt, step_svg
 from harness.crash_lab.shown import without_paths
+from harness.crash_lab.timeline import STEP_KINDS
 from harness.crash_lab.variants import describe_label, get
 from harness.crash_lab.words import ACTIONS, times
 from harness.text import plural
@@ -200,15 +201,31 @@ def disk_html(step):
 
 
 def preview_html(timeline, chosen, variant):
-    """Lo que se guarda en el notebook junto al widget: el dibujo del último estado, con su texto
-    alternativo, y una línea que dice que hay que ejecutar la celda (GitHub, nbviewer, un notebook sin
-    kernel o uno guardado muestran esto)."""
-    alt = html.escape(describe(timeline, chosen, variant), quote=True)
+    """Lo que se guarda en el notebook junto al widget (GitHub, nbviewer, un notebook sin kernel o uno
+    guardado muestran esto): el dibujo del último estado y una línea que dice que hay que ejecutar la
+    celda. Sin JavaScript ni hoja de estilos: HTML que un notebook sin confianza deja pasar."""
+    turns = "".join(_preview_turn(turn, timeline, chosen, variant) for turn in shown_turns(timeline))
     return (
         f"<div class='cl-preview'><p><b>Laboratorio de caídas</b> · {html.escape(PREVIEW_LINE)}</p>"
-        f"<div style='overflow-x:auto'><img alt=\"{alt}\" src='{_svg_image(turn_svg(timeline, chosen, variant))}'/>"
-        f"</div><p>{html.escape(LEGEND)}</p></div>"
+        f"{turns}<p>{html.escape(LEGEND)}</p></div>"
     )
+
+
+def _preview_turn(turn, timeline, chosen, variant):
+    """Un turno: su nombre y sus pasos, una imagen chica cada uno (con su texto alternativo) que pasa a
+    la línea siguiente en vez de achicarse, así la letra queda a su tamaño a cualquier ancho. Los pasos
+    van de a dos en un bloque en línea: como el laboratorio vivo, cuatro, dos o uno por línea (donde se
+    quitan los estilos, como en GitHub, siguen pasando de línea uno por uno)."""
+    images = [
+        f'<img alt="{html.escape(step_alt(turn, step, timeline, chosen, variant), quote=True)}" '
+        f'src="{_svg_image(step_svg(turn, step, timeline, chosen, variant))}"/>'
+        for step in range(len(STEP_KINDS))
+    ]
+    pairs = "".join(
+        f"<span style='display:inline-block'>{''.join(images[i : i + 2])}</span>"
+        for i in range(0, len(images), 2)
+    )
+    return f"<p><b>turno {turn.number}</b> · {html.escape(turn.tool)}<br/>{pairs}</p>"
 
 
 def _svg_image(svg):

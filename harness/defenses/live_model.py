@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 import anthropic
 import httpx2
 
+from harness.contract import CREDENTIALS
 from harness.defenses.replies import resume_hint
 from harness.errors import HarnessError
 
@@ -48,8 +49,6 @@ class LiveModelError(HarnessError):
     """La API real no respondió, o respondió con un error o con algo que no es un mensaje."""
 
 
-# Las credenciales estáticas que lee el SDK, en su orden: con las dos definidas, manda la clave.
-CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 # Las variables con las que el SDK buscaría otras credenciales (un perfil, una federación de
 # identidad): este agente no las usa, y lo dice en vez de fallar sin nombrarlas.
 DISCOVERY = (

@@ -14,16 +14,13 @@ import time
 from typing import NamedTuple
 
 from harness.base_loop import ask_model
-from harness.contract import CHECKPOINT_FILE, EFFECTS_FILE
+from harness.contract import CHECKPOINT_FILE, CREDENTIALS, EFFECTS_FILE
 from harness.defenses.durable import write_durable
 from harness.errors import HarnessError
 from harness.text import number
 from harness.tools import TOOLS
 
 TURNS = 20
-# Las credenciales con las que --live manda pedidos (``harness.defenses.live_model.CREDENTIALS``,
-# que no se importa aquí: importar el SDK cuesta más de un segundo; una prueba los mantiene iguales).
-CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 # Sin credencial, la cifra con la que se compara: el orden de magnitud del texto de la lección, no una
 # medición. La tarea de la lección hace cuatro llamadas al modelo (tres herramientas y el cierre).
 LESSON_MODEL_MS = 1000
