@@ -326,6 +326,13 @@ def test_dark_theme_contrast_and_a_1024_window(labs, app):
         shot(page, "oscuro_1024")
 
 
+# Cada imagen de la vista guardada se dibujó (y hay al menos una).
+ALL_DRAWN = """(out) => {
+  const imgs = [...out.querySelectorAll("img[src^='data:image/svg+xml']")];
+  return imgs.length > 0 && imgs.every((img) => img.complete && img.naturalWidth > 0);
+}"""
+
+
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_the_saved_notebook_shows_a_preview(server, browser, app):
     from playwright.sync_api import expect
@@ -339,9 +346,8 @@ def test_the_saved_notebook_shows_a_preview(server, browser, app):
         open_notebook(page, server, app, name, wait_kernel=False)
         preview = page.locator(".jp-OutputArea-output", has_text=PREVIEW_LINE)
         expect(preview).to_be_visible(timeout=STEP_MS)
-        image = preview.locator("img[src^='data:image/svg+xml']")
-        expect(image).to_be_visible()
-        assert image.evaluate("(img) => img.complete && img.naturalWidth") > 0  # la imagen se dibujó
+        expect(preview.locator("img[src^='data:image/svg+xml']").first).to_be_visible()
+        page.wait_for_function(ALL_DRAWN, arg=preview.element_handle(), timeout=STEP_MS)  # cada paso
 
 
 # —— Teclado, lectores de pantalla, notebooks guardados y pantallas chicas (issue 27) ——
