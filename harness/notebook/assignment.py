@@ -1,7 +1,7 @@
 """Tus tres momentos del Nivel 1: los de la lista de la clase, o los tres de siempre si no hay lista.
 
-Quien dicta el curso reparte, junto a los notebooks, ``momentos_nivel_1.json``
-(``python -m solutions.grading.variantes``): a cada estudiante, tres momentos de la familia
+Quien dicta el curso reparte, junto a los notebooks, ``momentos_nivel_1.json`` (lo arma con su
+lista de la clase, como dice docs/instructores.md): a cada estudiante, tres momentos de la familia
 (``harness.notebook.moments``). El archivo no guarda nombres (cada id va como su huella) ni ninguna
 respuesta. Quien califica lee el mismo archivo, el repartido (nunca el de la entrega), con el nombre de
 la carpeta de la entrega: por eso tu id es el que usa nbgrader (en JupyterHub, tu usuario).
