@@ -58,9 +58,11 @@ def canonical(key, value):
     return value.casefold() if key in CASELESS else value
 
 
-def canonical_prediction(answer):
-    """Una predicción con cada valor en la forma en que se compara (``canonical``)."""
-    return {k: canonical(k, v) for k, v in answer.items()} if type(answer) is dict else answer
+def same_value(key, guess, value):
+    """¿Acierta ``guess`` el valor ``value`` de la clave ``key``? Aquí, en la Práctica, y al calificar:
+    el mismo tipo (en JSON ``true`` no es ``1``) y el mismo valor, con los textos en su forma canónica."""
+    guess, value = canonical(key, guess), canonical(key, value)
+    return type(guess) is type(value) and guess == value
 
 
 def _count(v):

@@ -18,7 +18,7 @@ from harness.defenses.workdir import fresh_dir
 from harness.errors import HarnessError
 from harness.notebook.disk_state import read_disk_state
 from harness.notebook.display import show_table
-from harness.notebook.exercise_feedback import FIELDS, LESSON, canonical, format_problems
+from harness.notebook.exercise_feedback import FIELDS, LESSON, format_problems, same_value
 from harness.notebook.export import render_agent
 from harness.notebook.moment_reasons import reasoned
 from harness.notebook.moment_run import observe
@@ -48,12 +48,6 @@ def pool(difficulty=None):
         said = f"{', '.join(map(str, LEVELS[:-1]))} o {LEVELS[-1]}"
         raise ValueError(f"la dificultad es {said}, o ninguna para cualquiera")
     return [i for i, m in PRACTICE.items() if difficulty is None or m.difficulty == difficulty]
-
-
-def same(key, guess, value):
-    """Como al calificar: el mismo tipo y el mismo valor, con los textos en su forma canónica."""
-    guess, value = canonical(key, guess), canonical(key, value)
-    return type(guess) is type(value) and guess == value
 
 
 class Practice:
@@ -113,7 +107,7 @@ class Practice:
         (``moment_run.Observation``) y el disco al final."""
         workdir = fresh_dir(os.path.abspath(os.path.join(self._folder, self.moment.id)))
         seen = observe(workdir, os.path.abspath(self.agent(self.moment.agent)), self.moment)
-        wrong = tuple(k for k in FIELDS if not same(k, prediction[k], seen.keys[k]))
+        wrong = tuple(k for k in FIELDS if not same_value(k, prediction[k], seen.keys[k]))
         self.streak = 0 if wrong else self.streak + 1
         self.checked, self.last = True, Verdict(self.moment, seen.keys, wrong, self.streak)
         return self.last, seen, read_disk_state(workdir)
@@ -147,7 +141,7 @@ def show(verdict, seen, end, prediction):
     reasons = reasoned(verdict.moment)
     for key in verdict.wrong:
         value, why = reasons[key]
-        said = why if same(key, value, verdict.observed[key]) else CHANGED
+        said = why if same_value(key, value, verdict.observed[key]) else CHANGED
         print(f"✗ {key}: {said}.")
     right = len(FIELDS) - len(verdict.wrong)
     print(f"{verdict.moment.id}: {right} de {len(FIELDS)} claves bien. " + streak_text(verdict))

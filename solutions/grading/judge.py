@@ -26,8 +26,8 @@ from harness.notebook import assignment
 from harness.notebook.disk_state import read_disk_state
 from harness.notebook.exercise_feedback import (
     WRITE_REPORT_CALL,
-    canonical_prediction,
     ledger_only,
+    same_value,
     script_env,
 )
 from harness.notebook.moments import GRADED
@@ -86,23 +86,13 @@ def parse_answer(text):
         ) from None
 
 
-def same(answer, expected):
-    """Igualdad estricta en tipos: en JSON ``true`` no es ``1``."""
-    if type(answer) is not type(expected):
-        return False
-    if isinstance(expected, dict):
-        return answer.keys() == expected.keys() and all(same(answer[k], expected[k]) for k in expected)
-    return answer == expected
-
-
 def check_prediction(item, answer):
     """None si todos los datos coinciden con lo medido en el momento ``item``; si alguno no,
     ``PartlyRight``. Sin el formato (las claves, un diccionario), ``AnswerError``: 0 puntos."""
-    # Textos en NFC (y sin mayúsculas donde el enunciado lo dice), como en la comprobación local.
-    expected, answer = canonical_prediction(truth.measured((item,))[item]), canonical_prediction(answer)
+    expected = truth.measured((item,))[item]
     if type(answer) is not dict or answer.keys() != expected.keys():
         raise AnswerError(f"tiene que ser un diccionario con las claves {', '.join(expected)}")
-    wrong = tuple(key for key in expected if not same(answer[key], expected[key]))
+    wrong = tuple(key for key in expected if not same_value(key, answer[key], expected[key]))
     return PartlyRight(wrong, len(expected)) if wrong else None
 
 
